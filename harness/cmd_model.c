@@ -1,0 +1,416 @@
+/*
+ * cmd_model.c - the model-only subcommands: list, eval, check, bench.
+ */
+#include "cli.h"
+#include "decimal.h"
+#include "vecfile.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+/* ------------------------------------------------------------------ list */
+
+static const char *status_name(mf_status s)
+{
+    switch (s) {
+    case MF_PEER_HW: return "verified(peer,hw)";
+    case MF_PEER: return "verified(peer)";
+    case MF_HW: return "verified(hw)";
+    default: return "hypothesis";
+    }
+}
+
+/* One line describing a table row. */
+static void describe(const mf_instr *in, char *buf, size_t len)
+{
+    char params[96] = "";
+    switch (in->family) {
+    case MF_T_FDPA:
+    case MF_ST_FDPA:
+    case MF_F16_EMU:
+        snprintf(params, sizeof params, "F=%d L=%d e_zero=%d %s", in->F, in->L, in->e_zero, mf_rho_name(in->rho));
+        break;
+    case MF_GST_FDPA:
+        snprintf(params, sizeof params, "G=%d F=%d e_zero=%d %s", in->x, in->F, in->e_zero, mf_rho_name(in->rho));
+        break;
+    case MF_TR_FDPA:
+    case MF_GTR_FDPA:
+        snprintf(params, sizeof params, "F=%d F2=%d L=%d", in->F, in->x, in->L);
+        break;
+    case MF_E_FDPA:
+        snprintf(params, sizeof params, "L=%d", in->L);
+        break;
+    case MF_FTZ_MUL_ADD:
+        snprintf(params, sizeof params, "P=%d", in->x);
+        break;
+    default:
+        snprintf(params, sizeof params, "RNE");
+        break;
+    }
+    char scale[32] = "";
+    if (in->n_scales)
+        snprintf(scale, sizeof scale, " s=%s/%d", mf_format_get(in->fs)->name, in->block);
+    snprintf(buf, len, "%-72s m%dn%dk%d  a=%s b=%s c=%s d=%s%s  %s %s  %s", in->name, in->m, in->n, in->k,
+             mf_format_get(in->fa)->name, mf_format_get(in->fb)->name, mf_format_get(in->fc)->name,
+             mf_format_get(in->fd)->name, scale, mf_family_name(in->family), params, status_name(in->status));
+}
+
+int cmd_list(int argc, char **argv)
+{
+    const char *pattern = NULL;
+    for (int i = 1; i < argc; i++) {
+        if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-help")) {
+            printf("usage: mmafuzz list [PATTERN]\n\n"
+                   "One line per instruction of the table: name, shape, operand formats, arithmetic family\n"
+                   "and its parameters, and whether the row is verified against data or a hypothesis.\n"
+                   "PATTERN is a shell glob over ARCH/QUALIFIER names, e.g. 'hopper/wgmma*'; a pattern\n"
+                   "without '/' or '*' matches names that contain it.\n");
+            return 0;
+        }
+        if (pattern) {
+            fprintf(stderr, "mmafuzz list: one pattern at most\n");
+            return 2;
+        }
+        pattern = argv[i];
+    }
+    size_t shown = 0;
+    for (size_t i = 0; i < mf_instr_count; i++) {
+        const mf_instr *in = &mf_instr_table[i];
+        if (pattern) {
+            int glob = strpbrk(pattern, "*?[") != NULL;
+            if (glob ? !mf_glob_match(pattern, in->name) : !strstr(in->name, pattern))
+                continue;
+        }
+        char line[320];
+        describe(in, line, sizeof line);
+        puts(line);
+        shown++;
+    }
+    if (!shown && pattern) {
+        fprintf(stderr, "mmafuzz list: no instruction matches '%s'\n", pattern);
+        return 1;
+    }
+    return 0;
+}
+
+/* ------------------------------------------------------------------ eval */
+
+static void print_unknown(const char *prefix, const char *name)
+{
+    const mf_instr *near[3];
+    size_t n = mf_instr_closest(name, near, 3);
+    fprintf(stderr, "%sunknown instruction '%s'", prefix, name);
+    for (size_t i = 0; i < n; i++)
+        fprintf(stderr, "%s%s", i ? ", " : "; closest: ", near[i]->name);
+    fprintf(stderr, "\n");
+}
+
+static void trace_to_stdout(void *ctx, const char *text)
+{
+    (void)ctx;
+    printf("  %s\n", text);
+}
+
+int cmd_eval(int argc, char **argv)
+{
+    int trace = 0;
+    const char *name = NULL;
+    char line[8192] = "";
+    size_t pos = 0;
+    for (int i = 1; i < argc; i++) {
+        if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-help")) {
+            printf("usage: mmafuzz eval INSTR c=HEX a=HEX,... b=HEX,... [sa=.. sb=..] [--trace]\n\n"
+                   "Evaluates one dot-product case with the model and prints d in hex and in decimal.\n"
+                   "Values are bit patterns in hex as in .vec files. --trace prints each step: the terms,\n"
+                   "e_max, the truncated terms, the sum and the rounding.\n");
+            return 0;
+        }
+        if (!strcmp(argv[i], "--trace") || !strcmp(argv[i], "-trace")) {
+            trace = 1;
+        } else if (!name && !strchr(argv[i], '=')) {
+            name = argv[i];
+        } else {
+            int n = snprintf(line + pos, sizeof line - pos, "%s%s", pos ? " " : "", argv[i]);
+            if (n < 0 || (size_t)n >= sizeof line - pos) {
+                fprintf(stderr, "mmafuzz eval: case too long\n");
+                return 2;
+            }
+            pos += (size_t)n;
+        }
+    }
+    if (!name) {
+        fprintf(stderr, "usage: mmafuzz eval INSTR c=.. a=.. b=.. [sa=.. sb=..] [--trace]\n");
+        return 2;
+    }
+    const mf_instr *in = mf_instr_find(name);
+    if (!in) {
+        print_unknown("mmafuzz eval: ", name);
+        return 2;
+    }
+    mf_vec_case vc;
+    char err[300];
+    if (mf_vec_parse_case(in, line, &vc, err, sizeof err)) {
+        fprintf(stderr, "mmafuzz eval: %s\n", err);
+        return 2;
+    }
+    mf_trace tr = {trace_to_stdout, NULL};
+    if (trace)
+        printf("%s (%s)\n", in->name, mf_family_name(in->family));
+    uint64_t d = mf_eval_trace(in, &vc.cs, trace ? &tr : NULL);
+    char hex[24], dec[64];
+    mf_vec_format_value(in->fd, d, hex, sizeof hex);
+    mf_decimal(in->fd, d, 17, dec, sizeof dec);
+    printf("d=%s  %s\n", hex, dec);
+    if (vc.has_d && !mf_output_equal(in, d, vc.d)) {
+        char exp_hex[24];
+        mf_vec_format_value(in->fd, vc.d, exp_hex, sizeof exp_hex);
+        mf_decimal(in->fd, vc.d, 17, dec, sizeof dec);
+        printf("expected d=%s  %s\n", exp_hex, dec);
+        return 1;
+    }
+    return 0;
+}
+
+/* ----------------------------------------------------------------- check */
+
+int cmd_check(int argc, char **argv)
+{
+    int skip_unknown = 0;
+    long long max_errors = 20;
+    char **files = calloc((size_t)argc, sizeof *files);
+    int nfiles = 0;
+    if (!files)
+        return 2;
+    for (int i = 1; i < argc; i++) {
+        int rc;
+        if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-help")) {
+            printf("usage: mmafuzz check [--skip-unknown] [-errors N] FILE...\n\n"
+                   "Evaluates every case of the .vec / .vec.gz files with the model and compares with d\n"
+                   "(NaN rule of shared/VECTORS.md). Prints one line per instruction with its counts and the\n"
+                   "first N failures (default 20) as 'case => got, expected'; ends with 'N passed, M failed'.\n"
+                   "Exit status: 0 all passed, 1 some failed, 2 malformed input or unknown instruction\n"
+                   "(unless --skip-unknown, which skips and counts such cases).\n");
+            free(files);
+            return 0;
+        }
+        if (!strcmp(argv[i], "--skip-unknown") || !strcmp(argv[i], "-skip-unknown")) {
+            skip_unknown = 1;
+        } else if ((rc = cli_opt_long(argc, argv, &i, "errors", &max_errors)) != 0) {
+            if (rc < 0) {
+                free(files);
+                return 2;
+            }
+        } else if (argv[i][0] == '-' && argv[i][1]) {
+            fprintf(stderr, "mmafuzz check: unknown option '%s'\n", argv[i]);
+            free(files);
+            return 2;
+        } else {
+            files[nfiles++] = argv[i];
+        }
+    }
+    if (!nfiles) {
+        fprintf(stderr, "usage: mmafuzz check [--skip-unknown] [-errors N] FILE...\n");
+        free(files);
+        return 2;
+    }
+    long *pass = calloc(mf_instr_count, sizeof *pass), *fail = calloc(mf_instr_count, sizeof *fail);
+    int *order = calloc(mf_instr_count, sizeof *order);
+    int nseen = 0;
+    long total_pass = 0, total_fail = 0, total_skip = 0, shown = 0;
+    int status = 0;
+    for (int f = 0; f < nfiles && status != 2; f++) {
+        char err[512];
+        mf_vec_reader *r = mf_vec_open(files[f], err, sizeof err);
+        if (!r) {
+            fprintf(stderr, "%s\n", err);
+            status = 2;
+            break;
+        }
+        mf_vec_set_skip_unknown(r, skip_unknown);
+        mf_vec_case vc;
+        int rc;
+        while ((rc = mf_vec_next(r, &vc)) != MF_VEC_EOF) {
+            if (rc == MF_VEC_UNKNOWN) {
+                if (skip_unknown)
+                    continue;
+                char prefix[300];
+                snprintf(prefix, sizeof prefix, "%.*s", (int)(strstr(mf_vec_error(r), ": unknown") ?
+                         strstr(mf_vec_error(r), ": unknown") - mf_vec_error(r) + 2 : 0), mf_vec_error(r));
+                print_unknown(prefix, mf_vec_unknown_name(r));
+                status = 2;
+                break;
+            }
+            if (rc == MF_VEC_ERROR) {
+                fprintf(stderr, "%s\n", mf_vec_error(r));
+                status = 2;
+                break;
+            }
+            const mf_instr *in = vc.instr;
+            size_t idx = (size_t)(in - mf_instr_table);
+            if (!pass[idx] && !fail[idx])
+                order[nseen++] = (int)idx;
+            if (!vc.has_d) {
+                fprintf(stderr, "%s:%ld: expected a d= field to compare with\n", files[f], vc.line);
+                status = 2;
+                break;
+            }
+            uint64_t d = mf_eval(in, &vc.cs);
+            if (mf_output_equal(in, d, vc.d)) {
+                pass[idx]++;
+                total_pass++;
+            } else {
+                fail[idx]++;
+                total_fail++;
+                if (shown < max_errors) {
+                    char cbuf[4096], g[24], e[24];
+                    mf_vec_format_case(in, &vc.cs, NULL, cbuf, sizeof cbuf);
+                    mf_vec_format_value(in->fd, d, g, sizeof g);
+                    mf_vec_format_value(in->fd, vc.d, e, sizeof e);
+                    printf("%s:%ld: %s %s => %s, expected %s\n", files[f], vc.line, in->name, cbuf, g, e);
+                    shown++;
+                }
+            }
+        }
+        total_skip += mf_vec_skipped(r);
+        mf_vec_close(r);
+    }
+    if (status != 2) {
+        for (int i = 0; i < nseen; i++) {
+            const mf_instr *in = &mf_instr_table[order[i]];
+            printf("%-76s %7ld passed %6ld failed\n", in->name, pass[order[i]], fail[order[i]]);
+        }
+        if (total_skip)
+            printf("%ld passed, %ld failed, %ld skipped\n", total_pass, total_fail, total_skip);
+        else
+            printf("%ld passed, %ld failed\n", total_pass, total_fail);
+        status = total_fail ? 1 : 0;
+    }
+    free(pass);
+    free(fail);
+    free(order);
+    free(files);
+    return status;
+}
+
+/* ----------------------------------------------------------------- bench */
+
+static uint64_t splitmix64(uint64_t *s)
+{
+    uint64_t z = (*s += UINT64_C(0x9E3779B97F4A7C15));
+    z = (z ^ (z >> 30)) * UINT64_C(0xBF58476D1CE4E5B9);
+    z = (z ^ (z >> 27)) * UINT64_C(0x94D049BB133111EB);
+    return z ^ (z >> 31);
+}
+
+/* A random finite value of format f (random bits, NaN/Inf redrawn). */
+static uint64_t random_finite(mf_format f, uint64_t *s)
+{
+    const mf_format_info *fi = mf_format_get(f);
+    uint64_t mask = fi->bits == 64 ? ~UINT64_C(0) : (UINT64_C(1) << fi->bits) - 1;
+    for (;;) {
+        uint64_t x = splitmix64(s) & mask;
+        int cls = mf_decode(f, x).cls;
+        if (cls != MF_CLS_NAN && cls != MF_CLS_INF)
+            return x;
+    }
+}
+
+static double now_seconds(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+int cmd_bench(int argc, char **argv)
+{
+    const char *patterns[64];
+    int npat = 0;
+    long long seed = 1, min_ms = 300;
+    for (int i = 1; i < argc; i++) {
+        int rc;
+        const char *s;
+        if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-help")) {
+            printf("usage: mmafuzz bench [--instr PATTERN]... [-seed N] [-ms N]\n\n"
+                   "Measures the model's dot products per second on one core, per instruction, over\n"
+                   "random finite inputs, and prints the slowest instruction of each family. Without\n"
+                   "--instr: every instruction of the table.\n");
+            return 0;
+        }
+        if ((rc = cli_opt_str(argc, argv, &i, "instr", &s)) != 0) {
+            if (rc < 0 || npat == 64)
+                return 2;
+            patterns[npat++] = s;
+        } else if ((rc = cli_opt_long(argc, argv, &i, "seed", &seed)) != 0) {
+            if (rc < 0)
+                return 2;
+        } else if ((rc = cli_opt_long(argc, argv, &i, "ms", &min_ms)) != 0) {
+            if (rc < 0)
+                return 2;
+        } else {
+            fprintf(stderr, "mmafuzz bench: unknown argument '%s'\n", argv[i]);
+            return 2;
+        }
+    }
+    enum { POOL = 1024 };
+    mf_case *pool = malloc(POOL * sizeof *pool);
+    if (!pool)
+        return 2;
+    double fam_min[MF_FAMILY_COUNT];
+    const mf_instr *fam_slowest[MF_FAMILY_COUNT] = {0};
+    for (int f = 0; f < MF_FAMILY_COUNT; f++)
+        fam_min[f] = 1e300;
+    volatile uint64_t sink = 0;
+    size_t measured = 0;
+    for (size_t i = 0; i < mf_instr_count; i++) {
+        const mf_instr *in = &mf_instr_table[i];
+        int match = npat == 0;
+        for (int p = 0; p < npat && !match; p++)
+            match = mf_glob_match(patterns[p], in->name);
+        if (!match)
+            continue;
+        uint64_t s = (uint64_t)seed ^ (uint64_t)i * UINT64_C(0x9E3779B97F4A7C15);
+        for (int j = 0; j < POOL; j++) {
+            mf_case *cs = &pool[j];
+            memset(cs, 0, sizeof *cs);
+            cs->c = random_finite(in->fc, &s);
+            for (int k = 0; k < in->k; k++) {
+                cs->a[k] = random_finite(in->fa, &s);
+                cs->b[k] = random_finite(in->fb, &s);
+            }
+            for (int k = 0; k < in->n_scales; k++) {
+                /* scales near 2^0 keep the sums in range */
+                cs->sa[k] = in->fs == MF_FMT_UE8M0 ? 120 + splitmix64(&s) % 16 : 0x30 + splitmix64(&s) % 16;
+                cs->sb[k] = in->fs == MF_FMT_UE8M0 ? 120 + splitmix64(&s) % 16 : 0x30 + splitmix64(&s) % 16;
+            }
+        }
+        long long n = 0;
+        double t0 = now_seconds(), t;
+        do {
+            for (int j = 0; j < POOL; j++)
+                sink += mf_eval(in, &pool[j]);
+            n += POOL;
+            t = now_seconds() - t0;
+        } while (t * 1000 < (double)min_ms);
+        double rate = (double)n / t;
+        printf("%-76s %-11s %10.2f M dot products/s\n", in->name, mf_family_name(in->family), rate * 1e-6);
+        fflush(stdout);
+        if (rate < fam_min[in->family]) {
+            fam_min[in->family] = rate;
+            fam_slowest[in->family] = in;
+        }
+        measured++;
+    }
+    if (measured > 1) {
+        printf("\nslowest instruction per family (one core):\n");
+        for (int f = 0; f < MF_FAMILY_COUNT; f++)
+            if (fam_slowest[f])
+                printf("  %-11s %10.2f M dot products/s  %s\n", mf_family_name((mf_family)f), fam_min[f] * 1e-6,
+                       fam_slowest[f]->name);
+    }
+    free(pool);
+    (void)sink;
+    return measured ? 0 : 1;
+}

@@ -1,0 +1,262 @@
+/*
+ * family_tfdpa.c - the NVIDIA truncated fused dot-product-add families
+ * (shared/DOMAIN.md section 3): T-FDPA, ST-FDPA (block-scaled, one scale per
+ * block of products), GST-FDPA (grouped, e2m1 K=64), and the f16 emulation
+ * of fp8 mma.sync on sm_90/sm_100 (DOMAIN section 5).
+ */
+#include "internal.h"
+
+#define MAX_TERMS (MF_KMAX + 1)
+
+/* Exponent and fraction-bit count of a rho, and the output format. */
+static uint64_t finish_rho(mf_format fd, mf_rho rho, int sign, mf_u128 mag, int exp)
+{
+    switch (rho) {
+    case MF_RZ_FP32:
+        return mf_round_pack(MF_FMT_F32, sign, mag, exp, 23, MF_RM_RZ);
+    case MF_RZ_E8M13:
+        return mf_round_pack(MF_FMT_F32, sign, mag, exp, 13, MF_RM_RZ);
+    case MF_RNE_FP16:
+        return mf_round_pack(MF_FMT_F16, sign, mag, exp, 10, MF_RM_RNE);
+    default:
+        return mf_round_pack(fd, sign, mag, exp, mf_format_get(fd)->frac_bits, MF_RM_RNE);
+    }
+}
+
+/* The state of one fused sum: special-value flags and exact terms
+ * (-1)^neg * sig * 2^(exp - fr), where fr is the term's fraction-bit count. */
+typedef struct fused_sum {
+    int n;
+    int nan, pinf, ninf;
+    uint64_t sig[MAX_TERMS];
+    int16_t exp[MAX_TERMS];
+    uint8_t fr[MAX_TERMS];
+    uint8_t neg[MAX_TERMS];
+} fused_sum;
+
+static inline void add_special(fused_sum *fs, int sign)
+{
+    if (sign)
+        fs->ninf = 1;
+    else
+        fs->pinf = 1;
+}
+
+static inline void add_term(fused_sum *fs, int neg, uint64_t sig, int exp, int fr)
+{
+    int i = fs->n++;
+    fs->sig[i] = sig;
+    fs->exp[i] = (int16_t)exp;
+    fs->fr[i] = (uint8_t)fr;
+    fs->neg[i] = (uint8_t)neg;
+}
+
+/* Add the accumulator c (format fc) as a term; a zero c takes e_zero. */
+static void add_c(fused_sum *fs, mf_format fc, uint64_t c, int e_zero)
+{
+    mf_value v = mf_decode(fc, c);
+    int fr = mf_format_get(fc)->frac_bits;
+    switch (v.cls) {
+    case MF_CLS_NAN: fs->nan = 1; break;
+    case MF_CLS_INF: add_special(fs, v.sign); break;
+    case MF_CLS_ZERO: add_term(fs, v.sign, 0, e_zero, fr); break;
+    default: add_term(fs, v.sign, v.sig, v.exp, fr); break;
+    }
+}
+
+/* Steps 4-6 of T-FDPA: align every term to e_max, truncate toward zero to
+ * F fraction bits, sum exactly, convert with rho.  Specials (step 1) first. */
+static uint64_t finish_fused(const fused_sum *fs, int F, mf_format fd, mf_rho rho, const mf_trace *tr)
+{
+    if (fs->nan || (fs->pinf && fs->ninf)) {
+        mf_tracef(tr, "special: NaN (NaN input, 0*Inf, or +Inf with -Inf)");
+        return mf_canonical_nan(fd);
+    }
+    if (fs->pinf || fs->ninf) {
+        mf_tracef(tr, "special: %cInf", fs->ninf ? '-' : '+');
+        return mf_pack_inf(fd, fs->ninf);
+    }
+    int e_max = fs->exp[0];
+    for (int i = 1; i < fs->n; i++)
+        if (fs->exp[i] > e_max)
+            e_max = fs->exp[i];
+    mf_tracef(tr, "e_max = %d; align to 2^%d, truncate to F = %d fraction bits", e_max, e_max, F);
+    int64_t S = 0;
+    for (int i = 0; i < fs->n; i++) {
+        /* trunc(sig * 2^(exp - fr) * 2^(F - e_max)) */
+        int r = (e_max - fs->exp[i]) + fs->fr[i] - F;
+        uint64_t t;
+        if (r <= 0)
+            t = fs->sig[i] << -r;
+        else
+            t = r >= 64 ? 0 : fs->sig[i] >> r;
+        S += fs->neg[i] ? -(int64_t)t : (int64_t)t;
+        if (tr)
+            mf_tracef(tr, "  term %2d: %c0x%llx * 2^%d (%d frac bits) -> %c0x%llx / 2^%d%s", i,
+                      fs->neg[i] ? '-' : '+', (unsigned long long)fs->sig[i], fs->exp[i], fs->fr[i],
+                      fs->neg[i] ? '-' : '+', (unsigned long long)t, F,
+                      (r > 0 && r < 64 && (fs->sig[i] & ((UINT64_C(1) << r) - 1))) || (r >= 64 && fs->sig[i])
+                          ? " (bits truncated)" : "");
+    }
+    int sign = S < 0;
+    uint64_t mag = sign ? (uint64_t)0 - (uint64_t)S : (uint64_t)S;
+    uint64_t d = finish_rho(fd, rho, sign, mag, e_max - F);
+    if (tr)
+        mf_tracef(tr, "sum = %c0x%llx * 2^%d; %s -> 0x%0*llx", sign ? '-' : '+', (unsigned long long)mag,
+                  e_max - F, mf_rho_name(rho), mf_format_get(fd)->hex_width, (unsigned long long)d);
+    return d;
+}
+
+/* One chunk of T-FDPA / ST-FDPA: products a[0..L-1]*b[0..L-1] (each adding
+ * the scale exponents e_sab when block-scaled) plus c of format fc. */
+static uint64_t t_fdpa_chunk(const mf_instr *in, mf_format fc, uint64_t c, const uint64_t *a,
+                             const uint64_t *b, int L, int scale_nan, int e_sab, const mf_trace *tr)
+{
+    fused_sum fs;
+    fs.n = 0;
+    fs.nan = scale_nan;
+    fs.pinf = fs.ninf = 0;
+    const int fr = mf_format_get(in->fa)->frac_bits + mf_format_get(in->fb)->frac_bits;
+    for (int k = 0; k < L; k++) {
+        mf_value va = mf_decode(in->fa, a[k]), vb = mf_decode(in->fb, b[k]);
+        int neg = va.sign ^ vb.sign;
+        if (va.cls == MF_CLS_FINITE && vb.cls == MF_CLS_FINITE) {
+            /* exact, not renormalized: s = s_a*s_b, e = e_a + e_b (step 2) */
+            add_term(&fs, neg, va.sig * vb.sig, va.exp + vb.exp + e_sab, fr);
+        } else if (va.cls == MF_CLS_NAN || vb.cls == MF_CLS_NAN) {
+            fs.nan = 1;
+        } else if (va.cls == MF_CLS_INF || vb.cls == MF_CLS_INF) {
+            if (va.cls == MF_CLS_ZERO || vb.cls == MF_CLS_ZERO)
+                fs.nan = 1;
+            else
+                add_special(&fs, neg);
+        } else {
+            add_term(&fs, neg, 0, in->e_zero, fr);  /* zero product (step 3) */
+        }
+    }
+    add_c(&fs, fc, c, in->e_zero);
+    return finish_fused(&fs, in->F, in->fd, in->rho, tr);
+}
+
+uint64_t mf_eval_t_fdpa(const mf_instr *in, const mf_case *cs, const mf_trace *tr)
+{
+    uint64_t c = cs->c;
+    mf_format fc = in->fc;
+    for (int k0 = 0; k0 < in->k; k0 += in->L) {
+        int scale_nan = 0, e_sab = 0;
+        if (in->family == MF_ST_FDPA) {
+            /* ST-FDPA: products add their row's and column's scale exponents */
+            int blk = k0 / in->block;
+            mf_value sa = mf_decode(in->fs, cs->sa[blk]), sb = mf_decode(in->fs, cs->sb[blk]);
+            scale_nan = sa.cls == MF_CLS_NAN || sb.cls == MF_CLS_NAN;
+            e_sab = sa.exp + sb.exp;
+            mf_tracef(tr, "scales: e_sa = %d, e_sb = %d%s", sa.exp, sb.exp, scale_nan ? " (NaN)" : "");
+        }
+        if (in->L < in->k)
+            mf_tracef(tr, "chunk k = %d..%d, c = 0x%llx", k0, k0 + in->L - 1, (unsigned long long)c);
+        c = t_fdpa_chunk(in, fc, c, cs->a + k0, cs->b + k0, in->L, scale_nan, e_sab, tr);
+        fc = in->fd;  /* later chunks accumulate into D's format */
+    }
+    return c;
+}
+
+/* GST-FDPA: products of e2m1 summed exactly in groups of G, each group sum
+ * scaled by its block's scales, then a truncated fused sum of the group
+ * terms and c. */
+uint64_t mf_eval_gst_fdpa(const mf_instr *in, const mf_case *cs, const mf_trace *tr)
+{
+    const int G = in->x;
+    const int fa = mf_format_get(in->fa)->frac_bits, fb = mf_format_get(in->fb)->frac_bits;
+    const int fsb = mf_format_get(in->fs)->frac_bits;
+    uint64_t c = cs->c;
+    mf_format fc = in->fc;
+    for (int k0 = 0; k0 < in->k; k0 += in->L) {
+        fused_sum fs;
+        fs.n = 0;
+        fs.nan = fs.pinf = fs.ninf = 0;
+        for (int g0 = k0; g0 < k0 + in->L; g0 += G) {
+            /* exact group sum in units of 2^-(fa+fb) */
+            int64_t P = 0;
+            int all_zero = 1;
+            for (int k = g0; k < g0 + G; k++) {
+                mf_value va = mf_decode(in->fa, cs->a[k]), vb = mf_decode(in->fb, cs->b[k]);
+                uint64_t p = (va.sig * vb.sig) << (va.exp + vb.exp - 2 * (1 - mf_format_get(in->fa)->bias));
+                if (p)
+                    all_zero = 0;
+                P += (va.sign ^ vb.sign) ? -(int64_t)p : (int64_t)p;
+            }
+            int blk = g0 / in->block;
+            mf_value sa = mf_decode(in->fs, cs->sa[blk]), sb = mf_decode(in->fs, cs->sb[blk]);
+            if (sa.cls == MF_CLS_NAN || sb.cls == MF_CLS_NAN)
+                fs.nan = 1;
+            uint64_t SS = sa.sig * sb.sig;
+            int neg = P < 0;
+            uint64_t mag = (uint64_t)(neg ? -P : P) * SS;
+            /* value = mag * 2^(emin_a + emin_b - fa - fb) * 2^(e_sa + e_sb - 2 fsb) */
+            int e = sa.exp + sb.exp + 2 * (1 - mf_format_get(in->fa)->bias);
+            int fr = fa + fb + 2 * fsb;
+            if (all_zero || SS == 0)
+                e = in->e_zero;  /* all-zero group or zero scale: e_zero */
+            mf_tracef(tr, "group k = %d..%d: sum = %c0x%llx / 2^%d, scale 0x%llx * 2^%d", g0, g0 + G - 1,
+                      neg ? '-' : '+', (unsigned long long)(uint64_t)(neg ? -P : P), fa + fb,
+                      (unsigned long long)SS, sa.exp + sb.exp - 2 * fsb);
+            add_term(&fs, neg, mag, e, fr);
+        }
+        add_c(&fs, fc, c, in->e_zero);
+        c = finish_fused(&fs, in->F, in->fd, in->rho, tr);
+        fc = in->fd;
+    }
+    return c;
+}
+
+/* fp8 mma.sync on sm_90/sm_100 (DOMAIN section 5): ptxas converts the fp8
+ * operands to f16 and issues HMMA.16816 steps from a zero accumulator
+ * (for K=32: k = 0,1,4,5,...,29, then k = 2,3,6,7,...,31), then adds c with
+ * an ordinary IEEE addition in D's format.  For K=16 one HMMA.16816 over all
+ * k is assumed (hypothesis until recorded). */
+uint64_t mf_eval_f16_emu(const mf_instr *in, const mf_case *cs, const mf_trace *tr)
+{
+    mf_instr h = *in;               /* the HMMA.16816 step: f16 x f16 */
+    h.fa = h.fb = MF_FMT_F16;
+    h.fc = h.fd;
+    h.family = MF_T_FDPA;
+    uint64_t a16[MF_KMAX], b16[MF_KMAX];
+    for (int k = 0; k < in->k; k++) {
+        /* exact conversion: every e4m3/e5m2 value is an f16 value */
+        mf_value va = mf_decode(in->fa, cs->a[k]), vb = mf_decode(in->fb, cs->b[k]);
+        const mf_value *v[2] = {&va, &vb};
+        uint64_t *dst[2] = {&a16[k], &b16[k]};
+        int fr[2] = {mf_format_get(in->fa)->frac_bits, mf_format_get(in->fb)->frac_bits};
+        for (int j = 0; j < 2; j++) {
+            if (v[j]->cls == MF_CLS_NAN)
+                *dst[j] = 0x7FFF;
+            else if (v[j]->cls == MF_CLS_INF)
+                *dst[j] = mf_pack_inf(MF_FMT_F16, v[j]->sign);
+            else
+                *dst[j] = mf_round_pack(MF_FMT_F16, v[j]->sign, v[j]->sig, v[j]->exp - fr[j], 10, MF_RM_RNE);
+        }
+    }
+    uint64_t acc = mf_pack_zero(in->fd, 0);
+    if (in->k == 32) {
+        uint64_t sa[16], sb[16];
+        for (int pass = 0; pass < 2; pass++) {
+            int n = 0;
+            for (int k = 0; k < 32; k++)
+                if (((k >> 1) & 1) == pass) {
+                    sa[n] = a16[k];
+                    sb[n] = b16[k];
+                    n++;
+                }
+            mf_tracef(tr, "HMMA.16816 pass %d over k = %d,%d,%d,%d,...", pass, 2 * pass, 2 * pass + 1,
+                      2 * pass + 4, 2 * pass + 5);
+            acc = t_fdpa_chunk(&h, h.fd, acc, sa, sb, 16, 0, 0, tr);
+        }
+    } else {
+        mf_tracef(tr, "HMMA.16816 over k = 0..%d", in->k - 1);
+        acc = t_fdpa_chunk(&h, h.fd, acc, a16, b16, in->k, 0, 0, tr);
+    }
+    uint64_t d = mf_ieee_add(in->fd, acc, cs->c);
+    mf_tracef(tr, "IEEE add of c: 0x%llx + 0x%llx -> 0x%llx", (unsigned long long)acc,
+              (unsigned long long)cs->c, (unsigned long long)d);
+    return d;
+}

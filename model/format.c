@@ -1,0 +1,141 @@
+/*
+ * format.c - number formats: descriptions and bit-pattern decoding
+ * (shared/DOMAIN.md section 2).
+ */
+#include "internal.h"
+
+#include <string.h>
+
+/* name, bits, hex width, exp bits, frac bits, bias, has_sign, has_inf */
+static const mf_format_info format_info[MF_FMT_COUNT] = {
+    [MF_FMT_NONE]     = {"none",     0,  0,  0,  0,    0, 0, 0},
+    [MF_FMT_F64]      = {"f64",     64, 16, 11, 52, 1023, 1, 1},
+    [MF_FMT_F32]      = {"f32",     32,  8,  8, 23,  127, 1, 1},
+    [MF_FMT_TF32]     = {"tf32",    32,  8,  8, 10,  127, 1, 1},
+    [MF_FMT_F16]      = {"f16",     16,  4,  5, 10,   15, 1, 1},
+    [MF_FMT_BF16]     = {"bf16",    16,  4,  8,  7,  127, 1, 1},
+    [MF_FMT_E4M3]     = {"e4m3",     8,  2,  4,  3,    7, 1, 0},
+    [MF_FMT_E5M2]     = {"e5m2",     8,  2,  5,  2,   15, 1, 1},
+    [MF_FMT_E4M3FNUZ] = {"e4m3fnuz", 8,  2,  4,  3,    8, 1, 0},
+    [MF_FMT_E5M2FNUZ] = {"e5m2fnuz", 8,  2,  5,  2,   16, 1, 0},
+    [MF_FMT_E3M2]     = {"e3m2",     6,  2,  3,  2,    3, 1, 0},
+    [MF_FMT_E2M3]     = {"e2m3",     6,  2,  2,  3,    1, 1, 0},
+    [MF_FMT_E2M1]     = {"e2m1",     4,  1,  2,  1,    1, 1, 0},
+    [MF_FMT_UE8M0]    = {"ue8m0",    8,  2,  8,  0,  127, 0, 0},
+    [MF_FMT_UE4M3]    = {"ue4m3",    8,  2,  4,  3,    7, 0, 0},
+};
+
+const mf_format_info *mf_format_get(mf_format f)
+{
+    return &format_info[(unsigned)f < MF_FMT_COUNT ? f : MF_FMT_NONE];
+}
+
+mf_format mf_format_by_name(const char *name)
+{
+    for (int f = 1; f < MF_FMT_COUNT; f++)
+        if (strcmp(format_info[f].name, name) == 0)
+            return (mf_format)f;
+    return MF_FMT_NONE;
+}
+
+/* Decode an IEEE-style layout: sign, ebits exponent, fbits fraction, with
+ * the all-ones exponent reserved for Inf/NaN when `ieee_specials`. */
+static mf_value decode_ieee(uint64_t x, int ebits, int fbits, int bias, int ieee_specials)
+{
+    mf_value v;
+    uint64_t frac = x & ((UINT64_C(1) << fbits) - 1);
+    int e = (int)((x >> fbits) & ((1u << ebits) - 1));
+    v.sign = (uint8_t)((x >> (fbits + ebits)) & 1);
+    if (ieee_specials && e == (1 << ebits) - 1) {
+        v.cls = frac ? MF_CLS_NAN : MF_CLS_INF;
+        v.sig = 0;
+        v.exp = 0;
+        return v;
+    }
+    if (e == 0) {
+        v.sig = frac;
+        v.exp = 1 - bias;
+        v.cls = frac ? MF_CLS_FINITE : MF_CLS_ZERO;
+        return v;
+    }
+    v.sig = frac | (UINT64_C(1) << fbits);
+    v.exp = e - bias;
+    v.cls = MF_CLS_FINITE;
+    return v;
+}
+
+mf_value mf_decode(mf_format f, uint64_t x)
+{
+    mf_value v;
+    switch (f) {
+    case MF_FMT_F64:
+        return decode_ieee(x, 11, 52, 1023, 1);
+    case MF_FMT_F32:
+        return decode_ieee(x & 0xFFFFFFFFu, 8, 23, 127, 1);
+    case MF_FMT_TF32:
+        /* The tensor cores read the top 19 bits only (DOMAIN section 2). */
+        return decode_ieee((x & 0xFFFFFFFFu) >> 13, 8, 10, 127, 1);
+    case MF_FMT_F16:
+        return decode_ieee(x & 0xFFFF, 5, 10, 15, 1);
+    case MF_FMT_BF16:
+        return decode_ieee(x & 0xFFFF, 8, 7, 127, 1);
+    case MF_FMT_E5M2:
+        return decode_ieee(x & 0xFF, 5, 2, 15, 1);
+    case MF_FMT_E4M3:
+        x &= 0xFF;
+        if ((x & 0x7F) == 0x7F) { /* S.1111.111 is the only NaN; no Inf */
+            v.sign = (uint8_t)(x >> 7);
+            v.cls = MF_CLS_NAN;
+            v.sig = 0;
+            v.exp = 0;
+            return v;
+        }
+        return decode_ieee(x, 4, 3, 7, 0);
+    case MF_FMT_E4M3FNUZ:
+    case MF_FMT_E5M2FNUZ:
+        x &= 0xFF;
+        if (x == 0x80) { /* the only NaN; there is no -0 and no Inf */
+            v.sign = 1;
+            v.cls = MF_CLS_NAN;
+            v.sig = 0;
+            v.exp = 0;
+            return v;
+        }
+        return f == MF_FMT_E4M3FNUZ ? decode_ieee(x, 4, 3, 8, 0) : decode_ieee(x, 5, 2, 16, 0);
+    case MF_FMT_E3M2:
+        return decode_ieee(x & 0x3F, 3, 2, 3, 0);
+    case MF_FMT_E2M3:
+        return decode_ieee(x & 0x3F, 2, 3, 1, 0);
+    case MF_FMT_E2M1:
+        return decode_ieee(x & 0xF, 2, 1, 1, 0);
+    case MF_FMT_UE8M0:
+        x &= 0xFF;
+        v.sign = 0;
+        v.sig = 1;
+        v.exp = (int)x - 127;
+        v.cls = x == 0xFF ? MF_CLS_NAN : MF_CLS_FINITE;
+        return v;
+    case MF_FMT_UE4M3:
+        /* The hardware ignores the top bit (DOMAIN section 2). */
+        x &= 0x7F;
+        if (x == 0x7F) {
+            v.sign = 0;
+            v.cls = MF_CLS_NAN;
+            v.sig = 0;
+            v.exp = 0;
+            return v;
+        }
+        return decode_ieee(x, 4, 3, 7, 0);
+    default:
+        v.sign = 0;
+        v.cls = MF_CLS_NAN;
+        v.sig = 0;
+        v.exp = 0;
+        return v;
+    }
+}
+
+int mf_is_nan(mf_format f, uint64_t x)
+{
+    return mf_decode(f, x).cls == MF_CLS_NAN;
+}

@@ -1,0 +1,90 @@
+/*
+ * internal.h - helpers shared by the model's source files; not installed.
+ *
+ * Conventions: a "term" is an exact value (-1)^sign * mag * 2^exp held in
+ * integers; mag is an unsigned 128-bit integer.  Rounding takes such a term,
+ * with any lost low bits folded into a sticky bit by the caller.
+ */
+#ifndef MMAFUZZ_MODEL_INTERNAL_H
+#define MMAFUZZ_MODEL_INTERNAL_H
+
+#include "mmafuzz_model.h"
+
+#include <stdio.h>
+
+typedef unsigned __int128 mf_u128;
+
+/* Rounding directions used by the families. */
+typedef enum mf_rmode {
+    MF_RM_RNE, /* nearest, ties to even */
+    MF_RM_RZ,  /* toward zero */
+    MF_RM_RD   /* toward minus infinity */
+} mf_rmode;
+
+/* @return the number of significant bits of x (0 for x == 0). */
+static inline int mf_bitlen128(mf_u128 x)
+{
+    uint64_t hi = (uint64_t)(x >> 64), lo = (uint64_t)x;
+    if (hi)
+        return 128 - __builtin_clzll(hi);
+    return lo ? 64 - __builtin_clzll(lo) : 0;
+}
+
+/* x >> n with every shifted-out 1 folded into bit 0 ("jamming"). */
+static inline mf_u128 mf_shr_jam128(mf_u128 x, int n)
+{
+    if (n <= 0)
+        return x;
+    if (n >= 128)
+        return x != 0;
+    return (x >> n) | ((x & (((mf_u128)1 << n) - 1)) != 0);
+}
+
+/* Round (-1)^sign * mag * 2^exp to `prec` fraction bits with minimum
+ * exponent emin (values below 2^emin keep the quantum 2^(emin-prec):
+ * gradual underflow).  mag may be 0.
+ * On return *sig is the rounded significand (< 2^(prec+1), hidden bit
+ * included for normal results) and *e the exponent of its leading bit
+ * position, i.e. the value is sig * 2^(*e - prec). */
+void mf_round_sig(int sign, mf_u128 mag, int exp, int prec, int emin, mf_rmode rm,
+                  uint64_t *sig, int *e);
+
+/* Round and pack into binary16/32/64 (out is MF_FMT_F16/F32/F64), keeping
+ * `prec` fraction bits (prec <= the format's).  A result whose exponent
+ * exceeds the format's maximum becomes +-Inf, under every mode (DOMAIN
+ * section 3, T-FDPA step 6).  A zero magnitude gives a zero of `sign`. */
+uint64_t mf_round_pack(mf_format out, int sign, mf_u128 mag, int exp, int prec, mf_rmode rm);
+
+/* Bit patterns of special outputs of format f (F16/F32/F64). */
+uint64_t mf_pack_inf(mf_format f, int sign);
+uint64_t mf_pack_zero(mf_format f, int sign);
+uint64_t mf_canonical_nan(mf_format f);
+
+/* IEEE addition x + y in format f (F16/F32/F64), round to nearest even,
+ * subnormals honoured. */
+uint64_t mf_ieee_add(mf_format f, uint64_t x, uint64_t y);
+
+/* Exact sum of two terms, normalized and jammed so that rounding the result
+ * to <= 120 bits is exact.  Either mag may be 0.  The sum of exactly
+ * cancelling terms is returned with mag 0 and sign 0. */
+void mf_add_terms(int s1, mf_u128 m1, int e1, int s2, mf_u128 m2, int e2,
+                  int *s, mf_u128 *m, int *e);
+
+/* Family evaluators: one chunk or the whole dot product, as each family
+ * needs.  `tr` may be NULL. */
+uint64_t mf_eval_t_fdpa(const mf_instr *in, const mf_case *cs, const mf_trace *tr);
+uint64_t mf_eval_gst_fdpa(const mf_instr *in, const mf_case *cs, const mf_trace *tr);
+uint64_t mf_eval_f16_emu(const mf_instr *in, const mf_case *cs, const mf_trace *tr);
+uint64_t mf_eval_fma_chain(const mf_instr *in, const mf_case *cs, const mf_trace *tr);
+uint64_t mf_eval_e_fdpa(const mf_instr *in, const mf_case *cs, const mf_trace *tr);
+uint64_t mf_eval_ftz_mul_add(const mf_instr *in, const mf_case *cs, const mf_trace *tr);
+uint64_t mf_eval_tr_fdpa(const mf_instr *in, const mf_case *cs, const mf_trace *tr);
+
+/* printf-style trace line; does nothing when tr is NULL. */
+void mf_tracef(const mf_trace *tr, const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 2, 3)))
+#endif
+    ;
+
+#endif /* MMAFUZZ_MODEL_INTERNAL_H */

@@ -1,0 +1,219 @@
+/*
+ * mmafuzz_model.h - bit-accurate reference model of GPU matrix-multiply-accumulate
+ * instructions (NVIDIA mma/wgmma/tcgen05, AMD mfma).
+ *
+ * The model is a pure C11 library: no I/O, no host floating-point arithmetic.
+ * Every value is a bit pattern; every step is integer arithmetic, so results do
+ * not depend on the host's rounding mode, FTZ/DAZ flags or compiler options.
+ *
+ * The unit of evaluation is one output element of an MMA:
+ *     d = f(c, a[0..K-1], b[0..K-1] [, sa[], sb[]])
+ * (shared/DOMAIN.md section 1).  A whole instruction is described by one row of
+ * the instruction table (instr_table.def), which the device layers and the
+ * harness read as well.
+ */
+#ifndef MMAFUZZ_MODEL_H
+#define MMAFUZZ_MODEL_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define MF_VERSION "0.1.0"
+
+/* ---------------------------------------------------------------- formats */
+
+/* Number formats (DOMAIN section 2).  Order is part of the ABI of the device
+ * layers; append only. */
+typedef enum mf_format {
+    MF_FMT_NONE = 0,
+    MF_FMT_F64,
+    MF_FMT_F32,
+    MF_FMT_TF32,     /* 32-bit container, top 19 bits used */
+    MF_FMT_F16,
+    MF_FMT_BF16,
+    MF_FMT_E4M3,     /* OCP e4m3 "fn": no inf, NaN = S.1111.111 */
+    MF_FMT_E5M2,
+    MF_FMT_E4M3FNUZ, /* AMD fp8: bias 8, NaN = 0x80, no -0 */
+    MF_FMT_E5M2FNUZ, /* AMD bf8: bias 16, NaN = 0x80, no -0 */
+    MF_FMT_E3M2,     /* fp6 */
+    MF_FMT_E2M3,     /* fp6 */
+    MF_FMT_E2M1,     /* fp4 */
+    MF_FMT_UE8M0,    /* scale: 2^(x-127), 0xFF = NaN */
+    MF_FMT_UE4M3,    /* scale: e4m3 with the top bit ignored, 0x7F = NaN */
+    MF_FMT_COUNT
+} mf_format;
+
+typedef struct mf_format_info {
+    const char *name;   /* "f16", "e4m3", ... as in instruction names */
+    uint8_t bits;       /* storage bits (32 for tf32) */
+    uint8_t hex_width;  /* hex digits in a .vec file */
+    uint8_t exp_bits;
+    uint8_t frac_bits;  /* fraction bits actually used (10 for tf32) */
+    int16_t bias;
+    uint8_t has_sign;
+    uint8_t has_inf;
+} mf_format_info;
+
+/* @return the description of format f (f < MF_FMT_COUNT). */
+const mf_format_info *mf_format_get(mf_format f);
+/* @return the format named `name` ("bf16"), or MF_FMT_NONE. */
+mf_format mf_format_by_name(const char *name);
+
+/* Class of a decoded value. */
+enum { MF_CLS_ZERO = 0, MF_CLS_FINITE = 1, MF_CLS_INF = 2, MF_CLS_NAN = 3 };
+
+/* A decoded value: (-1)^sign * sig * 2^(exp - frac_bits).  For finite
+ * nonzero values sig includes the hidden bit; subnormals are held at the
+ * minimum exponent 1-bias with sig < 2^frac_bits (DOMAIN section 2). */
+typedef struct mf_value {
+    uint64_t sig;
+    int32_t exp;
+    uint8_t sign;
+    uint8_t cls;
+} mf_value;
+
+/* Decode the bit pattern x of format f.  Bits above the format's width are
+ * ignored; tf32 ignores its low 13 bits, ue4m3 its top bit. */
+mf_value mf_decode(mf_format f, uint64_t x);
+
+/* --------------------------------------------------------- architectures */
+
+typedef enum mf_arch {
+    MF_ARCH_VOLTA,
+    MF_ARCH_TURING,
+    MF_ARCH_AMPERE,
+    MF_ARCH_ADA,
+    MF_ARCH_HOPPER,
+    MF_ARCH_BLACKWELL,
+    MF_ARCH_RTX_BLACKWELL,
+    MF_ARCH_CDNA1,
+    MF_ARCH_CDNA2,
+    MF_ARCH_CDNA3,
+    MF_ARCH_COUNT
+} mf_arch;
+
+const char *mf_arch_name(mf_arch a);
+/* @return the arch named `name`, or MF_ARCH_COUNT. */
+mf_arch mf_arch_by_name(const char *name);
+/* @return 1 for AMD architectures. */
+int mf_arch_is_amd(mf_arch a);
+
+/* ------------------------------------------------------------- families */
+
+/* Arithmetic families (DOMAIN section 3; names as in MMA-Sim v2). */
+typedef enum mf_family {
+    MF_T_FDPA,       /* truncated fused dot-product-add, NVIDIA */
+    MF_ST_FDPA,      /* block-scaled T-FDPA (MX, K=32) */
+    MF_GST_FDPA,     /* grouped block-scaled (e2m1 K=64) */
+    MF_FMA_CHAIN,    /* c <- fma(a_k, b_k, c), IEEE RNE */
+    MF_E_FDPA,       /* AMD CDNA1 f16/bf16: exact sum, one RNE rounding */
+    MF_FTZ_MUL_ADD,  /* AMD CDNA2 f16/bf16 */
+    MF_TR_FDPA,      /* AMD CDNA3 xf32/f16/bf16 */
+    MF_GTR_FDPA,     /* AMD CDNA3 fp8/bf8 */
+    MF_F16_EMU,      /* fp8 mma.sync on sm_90/sm_100: fp8->f16, two chained
+                        HMMA.16816 from zero, then an IEEE add of c */
+    MF_FAMILY_COUNT
+} mf_family;
+
+const char *mf_family_name(mf_family f);
+
+/* Output conversion rho (DOMAIN section 3, T-FDPA step 6). */
+typedef enum mf_rho {
+    MF_RZ_FP32,   /* normalize into binary32, truncate to 23 bits */
+    MF_RZ_E8M13,  /* normalize into binary32, truncate to 13 bits */
+    MF_RNE_FP16,  /* round to nearest even into binary16 */
+    MF_RNE,       /* round to nearest even into D's format (FMA, AMD) */
+    MF_RHO_COUNT
+} mf_rho;
+
+const char *mf_rho_name(mf_rho r);
+
+/* How much the row is backed by data. */
+typedef enum mf_status {
+    MF_HYPOTHESIS = 0, /* no recording or peer output yet */
+    MF_PEER = 1,       /* agrees with the peer model's vectors */
+    MF_HW = 2,         /* agrees with hardware recordings */
+    MF_PEER_HW = 3     /* both */
+} mf_status;
+
+/* ------------------------------------------------------ instruction table */
+
+typedef struct mf_instr {
+    const char *name;      /* "hopper/mma.m16n8k16.f32.f16.f16.f32" */
+    const char *qualifier; /* the part after the slash */
+    mf_arch arch;
+    uint16_t m, n, k;
+    mf_format fa, fb, fc, fd;
+    mf_format fs;          /* scale format, MF_FMT_NONE if not block-scaled */
+    uint16_t block;        /* K elements per scale; 0 if not block-scaled */
+    mf_family family;
+    int16_t F;             /* fraction bits kept when aligning (T/ST/GST/TR/GTR) */
+    int16_t L;             /* chunk length L = min(K, L_max) */
+    int16_t e_zero;        /* exponent given to zero terms (T/ST/GST/F16_EMU) */
+    int16_t x;             /* P (FTZ-Mul-Add), G (GST), F2 (TR/GTR); else 0 */
+    mf_rho rho;
+    mf_status status;
+    uint8_t nan_any;       /* 1: any NaN equals any NaN (FP64, AMD) */
+    uint16_t n_scales;     /* K / block, or 0 */
+} mf_instr;
+
+/* The one instruction table, in architecture order. */
+extern const mf_instr mf_instr_table[];
+extern const size_t mf_instr_count;
+
+/* @return the row named exactly `name` ("arch/qualifier"), or NULL. */
+const mf_instr *mf_instr_find(const char *name);
+/* Fill `out` with up to `max` known names closest to `name` (edit distance).
+ * @return how many were written. */
+size_t mf_instr_closest(const char *name, const mf_instr **out, size_t max);
+/* @return 1 if `name` matches the shell-style glob `pattern` (* ? [..]). */
+int mf_glob_match(const char *pattern, const char *name);
+
+/* ------------------------------------------------------------------ cases */
+
+#define MF_KMAX 64   /* largest K of any instruction */
+#define MF_SMAX 4    /* largest number of scale blocks per row */
+
+/* One dot-product-accumulate case, every value a bit pattern. */
+typedef struct mf_case {
+    uint64_t c;
+    uint64_t a[MF_KMAX];
+    uint64_t b[MF_KMAX];
+    uint64_t sa[MF_SMAX];
+    uint64_t sb[MF_SMAX];
+} mf_case;
+
+/* --------------------------------------------------------------- tracing */
+
+/* An optional sink for a human-readable account of each arithmetic step.
+ * The model calls `line` with one NUL-terminated line at a time.  Pass NULL
+ * to mf_eval_trace for no tracing (mf_eval never traces). */
+typedef struct mf_trace {
+    void (*line)(void *ctx, const char *text);
+    void *ctx;
+} mf_trace;
+
+/* ---------------------------------------------------------------- eval */
+
+/* Evaluate one output element of instruction `in` on case `cs`.
+ * Precondition: `in` is a table row.  @return d as a bit pattern of in->fd. */
+uint64_t mf_eval(const mf_instr *in, const mf_case *cs);
+
+/* Same as mf_eval, with an account of each step written to `tr` (may be NULL). */
+uint64_t mf_eval_trace(const mf_instr *in, const mf_case *cs, const mf_trace *tr);
+
+/* Compare an output d against an expected value under the instruction's NaN
+ * rule (shared/VECTORS.md "Comparing").  @return 1 if they agree. */
+int mf_output_equal(const mf_instr *in, uint64_t got, uint64_t expected);
+
+/* @return 1 if bit pattern x of format f is a NaN. */
+int mf_is_nan(mf_format f, uint64_t x);
+
+#ifdef __cplusplus
+}
+#endif
+#endif /* MMAFUZZ_MODEL_H */

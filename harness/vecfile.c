@@ -27,7 +27,7 @@ struct mf_vec_reader {
 
 static void set_msg(mf_vec_reader *r, const char *fmt, ...)
 {
-    char tmp[400];
+    char tmp[200];
     va_list ap;
     va_start(ap, fmt);
     vsnprintf(tmp, sizeof tmp, fmt, ap);

@@ -1,0 +1,41 @@
+/*
+ * backend.h - what a device backend implements behind mf_device.h.
+ * One backend per folder: cuda/ (MMAFUZZ_HAVE_CUDA), hip/ (MMAFUZZ_HAVE_HIP);
+ * the model backend is model_backend.c.
+ */
+#ifndef MMAFUZZ_DEVICE_BACKEND_H
+#define MMAFUZZ_DEVICE_BACKEND_H
+
+#include "mf_device.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef struct mf_device_ops {
+    void (*close)(mf_device *dev);
+    int (*supports)(const mf_device *dev, const mf_instr *in, const char *variant);
+    int (*tile_shape)(const mf_device *dev, const mf_instr *in, const char *variant, int *m, int *n, int *k);
+    int (*run_tiles)(mf_device *dev, const mf_instr *in, const char *variant, size_t ntiles, const void *A,
+                     const void *B, const void *C, const void *SA, const void *SB, void *D, char *err,
+                     size_t errlen);
+} mf_device_ops;
+
+struct mf_device {
+    const mf_device_ops *ops;
+    mf_device_info info;
+    void *impl;  /* the backend's own state */
+};
+
+/* Each backend: how many devices, and open device `index` into *dev
+ * (ops, info and impl filled).  Return MF_DEV_* codes. */
+int mf_cuda_backend_count(void);
+int mf_cuda_backend_open(int index, mf_device *dev, char *err, size_t errlen);
+int mf_hip_backend_count(void);
+int mf_hip_backend_open(int index, mf_device *dev, char *err, size_t errlen);
+int mf_model_backend_open(const char *arch, mf_device *dev, char *err, size_t errlen);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

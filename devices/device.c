@@ -1,0 +1,154 @@
+/*
+ * device.c - opening devices by spec and the ABI array helpers shared by
+ * every backend (mf_device.h).
+ */
+#include "backend.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+size_t mf_abi_elem_bytes(mf_format f)
+{
+    int bits = mf_format_get(f)->bits;
+    return bits > 32 ? 8 : bits > 16 ? 4 : bits > 8 ? 2 : 1;
+}
+
+uint64_t mf_abi_get(mf_format f, const void *base, size_t idx)
+{
+    switch (mf_abi_elem_bytes(f)) {
+    case 8: return ((const uint64_t *)base)[idx];
+    case 4: return ((const uint32_t *)base)[idx];
+    case 2: return ((const uint16_t *)base)[idx];
+    default: return ((const uint8_t *)base)[idx];
+    }
+}
+
+void mf_abi_set(mf_format f, void *base, size_t idx, uint64_t v)
+{
+    switch (mf_abi_elem_bytes(f)) {
+    case 8: ((uint64_t *)base)[idx] = v; break;
+    case 4: ((uint32_t *)base)[idx] = (uint32_t)v; break;
+    case 2: ((uint16_t *)base)[idx] = (uint16_t)v; break;
+    default: ((uint8_t *)base)[idx] = (uint8_t)v; break;
+    }
+}
+
+void mf_tile_get_case(const mf_instr *in, int m, int n, int k, const void *A, const void *B, const void *C,
+                      const void *SA, const void *SB, size_t t, int i, int j, mf_case *out)
+{
+    size_t S = in->n_scales;
+    memset(out, 0, sizeof *out);
+    out->c = mf_abi_get(in->fc, C, (t * (size_t)m + (size_t)i) * (size_t)n + (size_t)j);
+    for (int kk = 0; kk < k; kk++) {
+        out->a[kk] = mf_abi_get(in->fa, A, (t * (size_t)m + (size_t)i) * (size_t)k + (size_t)kk);
+        out->b[kk] = mf_abi_get(in->fb, B, (t * (size_t)n + (size_t)j) * (size_t)k + (size_t)kk);
+    }
+    for (size_t s = 0; s < S; s++) {
+        out->sa[s] = mf_abi_get(in->fs, SA, (t * (size_t)m + (size_t)i) * S + s);
+        out->sb[s] = mf_abi_get(in->fs, SB, (t * (size_t)n + (size_t)j) * S + s);
+    }
+}
+
+#ifndef MMAFUZZ_HAVE_CUDA
+int mf_cuda_backend_count(void) { return 0; }
+int mf_cuda_backend_open(int index, mf_device *dev, char *err, size_t errlen)
+{
+    (void)index;
+    (void)dev;
+    snprintf(err, errlen, "this mmafuzz was built without the CUDA device layer (no CUDA toolkit at build time)");
+    return MF_DEV_ERR_NO_DEVICE;
+}
+#endif
+#ifndef MMAFUZZ_HAVE_HIP
+int mf_hip_backend_count(void) { return 0; }
+int mf_hip_backend_open(int index, mf_device *dev, char *err, size_t errlen)
+{
+    (void)index;
+    (void)dev;
+    snprintf(err, errlen, "this mmafuzz was built without the HIP device layer (no HIP toolchain at build time)");
+    return MF_DEV_ERR_NO_DEVICE;
+}
+#endif
+
+int mf_device_count(mf_backend b)
+{
+    switch (b) {
+    case MF_BACKEND_CUDA: return mf_cuda_backend_count();
+    case MF_BACKEND_HIP: return mf_hip_backend_count();
+    default: return MF_ARCH_COUNT;
+    }
+}
+
+int mf_device_open(const char *spec, mf_device **out, char *err, size_t errlen)
+{
+    *out = NULL;
+    mf_device *dev = calloc(1, sizeof *dev);
+    if (!dev) {
+        snprintf(err, errlen, "out of memory");
+        return MF_DEV_ERR_ARG;
+    }
+    int rc;
+    const char *colon = strchr(spec, ':');
+    size_t plen = colon ? (size_t)(colon - spec) : strlen(spec);
+    if (plen == 5 && !strncmp(spec, "model", 5)) {
+        rc = colon ? mf_model_backend_open(colon + 1, dev, err, errlen) : MF_DEV_ERR_ARG;
+        if (!colon)
+            snprintf(err, errlen, "device 'model' needs an architecture: model:ARCH (e.g. model:ampere)");
+    } else if ((plen == 4 && !strncmp(spec, "cuda", 4)) || (plen == 3 && !strncmp(spec, "hip", 3))) {
+        int index = 0;
+        if (colon) {
+            char *end;
+            long v = strtol(colon + 1, &end, 10);
+            if (end == colon + 1 || *end || v < 0 || v > 1024) {
+                snprintf(err, errlen, "bad device index in '%s'", spec);
+                free(dev);
+                return MF_DEV_ERR_ARG;
+            }
+            index = (int)v;
+        }
+        rc = plen == 4 ? mf_cuda_backend_open(index, dev, err, errlen) : mf_hip_backend_open(index, dev, err, errlen);
+    } else {
+        snprintf(err, errlen, "unknown device '%s' (expected cuda[:N], hip[:N] or model:ARCH)", spec);
+        rc = MF_DEV_ERR_ARG;
+    }
+    if (rc) {
+        free(dev);
+        return rc;
+    }
+    *out = dev;
+    return MF_DEV_OK;
+}
+
+void mf_device_close(mf_device *dev)
+{
+    if (!dev)
+        return;
+    if (dev->ops && dev->ops->close)
+        dev->ops->close(dev);
+    free(dev);
+}
+
+const mf_device_info *mf_device_get_info(const mf_device *dev) { return &dev->info; }
+
+int mf_device_supports(const mf_device *dev, const mf_instr *in, const char *variant)
+{
+    return dev->ops->supports(dev, in, variant);
+}
+
+int mf_device_tile_shape(const mf_device *dev, const mf_instr *in, const char *variant, int *m, int *n, int *k)
+{
+    return dev->ops->tile_shape(dev, in, variant, m, n, k);
+}
+
+int mf_device_run_tiles(mf_device *dev, const mf_instr *in, const char *variant, size_t ntiles, const void *A,
+                        const void *B, const void *C, const void *SA, const void *SB, void *D, char *err,
+                        size_t errlen)
+{
+    if (!dev->ops->supports(dev, in, variant)) {
+        snprintf(err, errlen, "%s%s%s: not supported on %s", in->name, variant ? " variant " : "",
+                 variant ? variant : "", dev->info.name);
+        return MF_DEV_ERR_UNSUPPORTED;
+    }
+    return dev->ops->run_tiles(dev, in, variant, ntiles, A, B, C, SA, SB, D, err, errlen);
+}

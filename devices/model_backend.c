@@ -1,0 +1,77 @@
+/*
+ * model_backend.c - "model:ARCH": the model of architecture ARCH as a device.
+ * An instruction runs on it when ARCH's table has the same qualifier; the
+ * cases are evaluated with ARCH's row.  Used for differential runs between
+ * generations and to exercise the whole driver without a GPU.
+ */
+#include "backend.h"
+
+#include <stdio.h>
+#include <string.h>
+
+/* The row of `arch` with the qualifier of `in`, or NULL. */
+static const mf_instr *model_row(const mf_device *dev, const mf_instr *in)
+{
+    char name[192];
+    snprintf(name, sizeof name, "%s/%s", mf_arch_name(dev->info.model_arch), in->qualifier);
+    return mf_instr_find(name);
+}
+
+static void model_close(mf_device *dev) { (void)dev; }
+
+static int model_supports(const mf_device *dev, const mf_instr *in, const char *variant)
+{
+    return variant == NULL && model_row(dev, in) != NULL;
+}
+
+static int model_tile_shape(const mf_device *dev, const mf_instr *in, const char *variant, int *m, int *n, int *k)
+{
+    (void)dev;
+    (void)variant;
+    *m = in->m;
+    *n = in->n;
+    *k = in->k;
+    return MF_DEV_OK;
+}
+
+static int model_run_tiles(mf_device *dev, const mf_instr *in, const char *variant, size_t ntiles, const void *A,
+                           const void *B, const void *C, const void *SA, const void *SB, void *D, char *err,
+                           size_t errlen)
+{
+    (void)variant;
+    const mf_instr *row = model_row(dev, in);
+    if (!row) {
+        snprintf(err, errlen, "%s: %s has no such instruction", in->name, dev->info.name);
+        return MF_DEV_ERR_UNSUPPORTED;
+    }
+    mf_case cs;
+    for (size_t t = 0; t < ntiles; t++)
+        for (int i = 0; i < in->m; i++)
+            for (int j = 0; j < in->n; j++) {
+                mf_tile_get_case(in, in->m, in->n, in->k, A, B, C, SA, SB, t, i, j, &cs);
+                mf_abi_set(in->fd, D, (t * in->m + (size_t)i) * in->n + (size_t)j, mf_eval(row, &cs));
+            }
+    return MF_DEV_OK;
+}
+
+static const mf_device_ops model_ops = {model_close, model_supports, model_tile_shape, model_run_tiles};
+
+int mf_model_backend_open(const char *arch, mf_device *dev, char *err, size_t errlen)
+{
+    mf_arch a = mf_arch_by_name(arch);
+    if (a == MF_ARCH_COUNT) {
+        snprintf(err, errlen, "model:%s: unknown architecture (volta, turing, ampere, ada, hopper, blackwell, "
+                              "rtx_blackwell, cdna1, cdna2, cdna3)", arch);
+        return MF_DEV_ERR_NO_DEVICE;
+    }
+    dev->ops = &model_ops;
+    dev->impl = NULL;
+    dev->info.backend = MF_BACKEND_MODEL;
+    dev->info.index = 0;
+    dev->info.model_arch = a;
+    snprintf(dev->info.name, sizeof dev->info.name, "model:%s", arch);
+    snprintf(dev->info.arch, sizeof dev->info.arch, "%s", arch);
+    snprintf(dev->info.driver, sizeof dev->info.driver, "mmafuzz %s", MF_VERSION);
+    snprintf(dev->info.runtime, sizeof dev->info.runtime, "model");
+    return MF_DEV_OK;
+}

@@ -152,3 +152,17 @@ int mf_device_run_tiles(mf_device *dev, const mf_instr *in, const char *variant,
     }
     return dev->ops->run_tiles(dev, in, variant, ntiles, A, B, C, SA, SB, D, err, errlen);
 }
+
+const char *mf_device_target(const mf_instr *in, const char **why)
+{
+    static const char *const targets[MF_ARCH_COUNT] = {
+        [MF_ARCH_VOLTA] = NULL,          [MF_ARCH_TURING] = "sm_75",         [MF_ARCH_AMPERE] = "sm_80",
+        [MF_ARCH_ADA] = "sm_89",         [MF_ARCH_HOPPER] = "sm_90a",        [MF_ARCH_BLACKWELL] = "sm_100a",
+        [MF_ARCH_RTX_BLACKWELL] = "sm_120a", [MF_ARCH_CDNA1] = "gfx908", [MF_ARCH_CDNA2] = "gfx90a",
+        [MF_ARCH_CDNA3] = "gfx942",
+    };
+    const char *t = (unsigned)in->arch < MF_ARCH_COUNT ? targets[in->arch] : NULL;
+    if (why)
+        *why = t ? "" : "model-only: nvcc 13.0 no longer builds sm_70";
+    return t;
+}

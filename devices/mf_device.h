@@ -92,6 +92,11 @@ uint64_t mf_abi_get(mf_format f, const void *base, size_t idx);
 /* Write element idx of an ABI array of format f. */
 void mf_abi_set(mf_format f, void *base, size_t idx, uint64_t v);
 
+/* The compilation target that runs instruction `in` natively ("sm_90a",
+ * "gfx942"), or NULL when no toolchain this project supports can build it
+ * (volta: nvcc 13.0 dropped sm_70).  `why` (may be NULL) receives a reason. */
+const char *mf_device_target(const mf_instr *in, const char **why);
+
 /* Number of devices of a backend present (0 when not built or none). */
 int mf_device_count(mf_backend b);
 

@@ -256,7 +256,13 @@ int mf_vec_parse_case(const mf_instr *in, const char *line, mf_vec_case *out, ch
             else
                 seen_sb++;
         }
-        /* any other key is a free field: ignored (VECTORS.md) */
+        else if (klen <= 2) {
+            /* keys of one or two characters are the operand namespace */
+            snprintf(err, errlen, "unknown key '%.*s' (operand keys are c, a, b, sa, sb, d; free fields have "
+                                  "names of three or more characters)", (int)klen, tok);
+            return -1;
+        }
+        /* any longer key is a free field (src=, note=, mix=...): ignored (VECTORS.md) */
 #undef KEY
         if (rc)
             return -1;

@@ -328,14 +328,15 @@ int cmd_bench(int argc, char **argv)
 {
     const char *patterns[64];
     int npat = 0;
-    long long seed = 1, min_ms = 300;
+    long long seed = 1, min_ms = 300, runs = 0;
     for (int i = 1; i < argc; i++) {
         int rc;
         const char *s;
         if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-help")) {
-            printf("usage: mmafuzz bench [--instr PATTERN]... [-seed N] [-ms N]\n\n"
+            printf("usage: mmafuzz bench [--instr PATTERN]... [-seed N] [-ms N | -runs N]\n\n"
                    "Measures the model's dot products per second on one core, per instruction, over\n"
-                   "random finite inputs, and prints the slowest instruction of each family. Without\n"
+                   "random finite inputs (for at least -ms milliseconds, default 300, or exactly -runs\n"
+                   "dot products rounded up to 1024), and prints the slowest instruction of each family. Without\n"
                    "--instr: every instruction of the table.\n");
             return 0;
         }
@@ -344,6 +345,9 @@ int cmd_bench(int argc, char **argv)
                 return 2;
             patterns[npat++] = s;
         } else if ((rc = cli_opt_long(argc, argv, &i, "seed", &seed)) != 0) {
+            if (rc < 0)
+                return 2;
+        } else if ((rc = cli_opt_long(argc, argv, &i, "runs", &runs)) != 0) {
             if (rc < 0)
                 return 2;
         } else if ((rc = cli_opt_long(argc, argv, &i, "ms", &min_ms)) != 0) {
@@ -393,7 +397,7 @@ int cmd_bench(int argc, char **argv)
                 sink += mf_eval(in, &pool[j]);
             n += POOL;
             t = now_seconds() - t0;
-        } while (t * 1000 < (double)min_ms);
+        } while (runs ? n < runs : t * 1000 < (double)min_ms);
         double rate = (double)n / t;
         printf("%-76s %-11s %10.2f M dot products/s\n", in->name, mf_family_name(in->family), rate * 1e-6);
         fflush(stdout);

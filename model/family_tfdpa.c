@@ -112,6 +112,9 @@ static uint64_t finish_fused(const fused_sum *fs, int F, mf_format fd, mf_rho rh
 static uint64_t t_fdpa_chunk(const mf_instr *in, mf_format fc, uint64_t c, const uint64_t *a,
                              const uint64_t *b, int L, int scale_nan, int e_sab, const mf_trace *tr)
 {
+    uint64_t d;
+    if (!tr && !scale_nan && mf_t_fdpa_chunk_fast(in, fc, c, a, b, L, e_sab, &d) == 0)
+        return d;
     fused_sum fs;
     fs.n = 0;
     fs.nan = scale_nan;

@@ -80,6 +80,16 @@ uint64_t mf_eval_e_fdpa(const mf_instr *in, const mf_case *cs, const mf_trace *t
 uint64_t mf_eval_ftz_mul_add(const mf_instr *in, const mf_case *cs, const mf_trace *tr);
 uint64_t mf_eval_tr_fdpa(const mf_instr *in, const mf_case *cs, const mf_trace *tr);
 
+/* The all-finite fast path of one T-FDPA/ST-FDPA chunk (family_tfdpa_fast.c).
+ * @return 0 with *d set, or 1 when the chunk holds NaN/Inf or its formats are
+ * not specialized: then the caller takes the general path. */
+int mf_t_fdpa_chunk_fast(const mf_instr *in, mf_format fc, uint64_t c, const uint64_t *a, const uint64_t *b, int L,
+                         int e_sab, uint64_t *d);
+
+/* Whole T-FDPA dot product on the fast path (no scales).  @return 0 with *d,
+ * or 1 if any chunk needs the general path (the caller then starts over). */
+int mf_t_fdpa_fast(const mf_instr *in, const mf_case *cs, uint64_t *d);
+
 /* printf-style trace line; does nothing when tr is NULL. */
 void mf_tracef(const mf_trace *tr, const char *fmt, ...)
 #if defined(__GNUC__)

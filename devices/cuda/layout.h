@@ -1,0 +1,140 @@
+/*
+ * layout.h - fragment layouts of the NVIDIA matrix instructions, as data.
+ *
+ * A fragment layout says where element e of thread `lane` of a warp sits in
+ * an operand tile.  Every layout the PTX ISA gives for mma.sync and wgmma
+ * register fragments has the same linear form (PTX ISA "Matrix fragments for
+ * mma.m16n8k*" and "Register fragments and shared memory matrix layouts" of
+ * wgmma; shared/DOMAIN.md section 8):
+ *
+ *   groupID = lane >> 2, tig = lane % 4, warp = warp index in the warpgroup
+ *   row = g_row*groupID + t_row*tig + w_row*warp + sum_b bit_b(e) * row_step[b]
+ *   col = g_col*groupID + t_col*tig +              sum_b bit_b(e) * col_step[b]
+ *
+ * for e = 0 .. 2^nbits - 1.  One generic load/store loop in the kernels reads
+ * these numbers; tests/cuda checks that each layout is a bijection onto its
+ * tile.  Rows and columns are those of the PTX matrix: A is M x K, B is K x N,
+ * C and D are M x N.
+ *
+ * The header is C and compiles for host and device.
+ */
+#ifndef MMAFUZZ_CUDA_LAYOUT_H
+#define MMAFUZZ_CUDA_LAYOUT_H
+
+#include "mmafuzz_model.h"
+
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define MF_LAYOUT_MAXBITS 8
+
+typedef struct mf_frag_layout {
+    int8_t g_row, g_col, t_row, t_col, w_row;
+    int8_t nbits;                        /* 2^nbits elements per thread */
+    int16_t row_step[MF_LAYOUT_MAXBITS]; /* added when bit b of e is set */
+    int16_t col_step[MF_LAYOUT_MAXBITS];
+} mf_frag_layout;
+
+/* Position (row, col) of element e of thread (warp, lane). */
+#if defined(__CUDACC__)
+__host__ __device__
+#endif
+static inline void mf_frag_pos(const mf_frag_layout *L, int warp, int lane, int e, int *row, int *col)
+{
+    int g = lane >> 2, t = lane & 3;
+    int r = L->g_row * g + L->t_row * t + L->w_row * warp, c = L->g_col * g + L->t_col * t;
+    for (int b = 0; b < L->nbits; b++)
+        if ((e >> b) & 1) {
+            r += L->row_step[b];
+            c += L->col_step[b];
+        }
+    *row = r;
+    *col = c;
+}
+
+/* Which PTX form wraps a table row. */
+typedef enum mf_ptx_kind {
+    MF_PTX_NONE = 0,  /* no wrapper: the row stays model-only here */
+    MF_PTX_MMA_SYNC,  /* mma.sync.aligned, one warp per tile */
+    MF_PTX_WGMMA      /* wgmma.mma_async, one warpgroup per tile (sm_90a) */
+} mf_ptx_kind;
+
+/* A variant of a wgmma row: N (8 or 256) and where A comes from. */
+typedef struct mf_variant {
+    int n;      /* tile N */
+    int a_reg;  /* 1: A from registers, 0: A from shared memory */
+} mf_variant;
+
+/* Everything the kernels need to know about one (row, variant). */
+typedef struct mf_wrap_shape {
+    mf_ptx_kind kind;
+    int m, n, k;
+    int threads;             /* 32 (mma.sync) or 128 (wgmma) */
+    int a_in_regs;           /* A is a register fragment (always for mma.sync) */
+    mf_frag_layout a, b, cd; /* b unused for wgmma (B always from shared memory) */
+} mf_wrap_shape;
+
+/* The PTX form of row `in`, or MF_PTX_NONE with a reason in *why. */
+mf_ptx_kind mf_ptx_kind_of(const mf_instr *in, const char **why);
+
+/* Parse a variant name for row `in`: NULL or "" (default: the table's N, A
+ * from shared memory for wgmma), "n256", "a_reg", "n256,a_reg".
+ * @return 0, or -1 if `in` has no such variant. */
+int mf_variant_parse(const mf_instr *in, const char *variant, mf_variant *out);
+
+/* The variants every wgmma row is built in (NULL-terminated). */
+extern const char *const mf_wgmma_variants[];
+
+/* Shape and fragment layouts of row `in` in variant v.
+ * @return 0, or -1 when the row has no wrapper or the variant is unknown. */
+int mf_wrap_shape_of(const mf_instr *in, const mf_variant *v, mf_wrap_shape *out);
+
+/* The PTX instruction text of a row, e.g.
+ * "mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32" or
+ * "wgmma.mma_async.sync.aligned.m64n256k16.f32.f16.f16".
+ * @return 0, or -1 if the row has no wrapper or buf is too small. */
+int mf_ptx_text(const mf_instr *in, const mf_variant *v, char *buf, size_t len);
+
+/* The SASS opcode prefix that the wrapper of row `in` must contain
+ * (e.g. "HMMA.16816.F32", "HGMMA.64x8x16.F32", "QGMMA.64x8x32.F32.E4M3.E4M3",
+ * "DMMA.8x8x4"), written into buf.  @return 0, or -1 for rows without a wrapper. */
+int mf_sass_expect(const mf_instr *in, const mf_variant *v, char *buf, size_t len);
+
+/* wgmma operands in shared memory, no swizzle, K-major (PTX ISA "Shared
+ * Memory Matrix Layout", canonical layout ((8,m),(T,2k)):((1T,SBO),(1,LBO))):
+ * the tile is cut into core matrices of 8 rows x 16 bytes, each stored as 128
+ * contiguous bytes; core matrices follow each other along K (LBO = 128 bytes),
+ * then along M or N (SBO = 128 * K-groups).  Byte offset of element
+ * (row, k) of a rows x K operand of elem_bytes-byte elements: */
+#if defined(__CUDACC__)
+__host__ __device__
+#endif
+static inline unsigned mf_wgmma_smem_offset(int row, int k, int kbytes, int elem_bytes)
+{
+    int kgroups = kbytes / 16, kb = k * elem_bytes;
+    return (unsigned)(((row >> 3) * kgroups + (kb >> 4)) * 128 + (row & 7) * 16 + (kb & 15));
+}
+
+/* Leading and stride byte offsets matching mf_wgmma_smem_offset. */
+#define MF_WGMMA_LBO(kbytes) 128u
+#define MF_WGMMA_SBO(kbytes) (128u * (unsigned)((kbytes) / 16))
+
+/* The 64-bit shared-memory matrix descriptor of wgmma (PTX ISA "Matrix
+ * Descriptor Format"; DOMAIN section 8): start address, LBO and SBO each
+ * (x & 0x3FFFF) >> 4, base offset 0, no swizzle. */
+#if defined(__CUDACC__)
+__host__ __device__
+#endif
+static inline uint64_t mf_wgmma_desc(uint32_t smem_addr, uint32_t lbo, uint32_t sbo)
+{
+    return (uint64_t)((smem_addr & 0x3FFFF) >> 4) | ((uint64_t)((lbo & 0x3FFFF) >> 4) << 16) |
+           ((uint64_t)((sbo & 0x3FFFF) >> 4) << 32);
+}
+
+#ifdef __cplusplus
+}
+#endif
+#endif

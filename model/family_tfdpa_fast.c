@@ -1,0 +1,257 @@
+/*
+ * family_tfdpa_fast.c - the hot path of T-FDPA / ST-FDPA for chunks whose
+ * inputs are all finite (shared/DOMAIN.md section 3, steps 2-6).
+ *
+ * It computes exactly what t_fdpa_chunk in family_tfdpa.c computes, with the
+ * operand decoding specialized per (A format, B format) pair so that the
+ * compiler folds each format's constants, and with a 64-bit rounding step.
+ * A chunk holding a NaN or Inf returns "not handled" and takes the general
+ * path.  tests/model checks both paths against the same recorded vectors.
+ */
+#include "internal.h"
+
+/* Decode a finite-or-special value of an input format.  *sig gets the
+ * significand (hidden bit included, 0 for zero), *exp the exponent, and the
+ * return value is nonzero for NaN or Inf.  Constant-folded per format. */
+static inline __attribute__((always_inline)) int dec_in(mf_format f, uint64_t x, uint32_t *sig, int *exp,
+                                                        uint32_t *sign)
+{
+    int ebits, fbits, bias, inf_nan;
+    uint32_t v;
+    switch (f) {
+    case MF_FMT_TF32: v = (uint32_t)(x >> 13) & 0x7FFFF; ebits = 8; fbits = 10; bias = 127; inf_nan = 1; break;
+    case MF_FMT_F16: v = (uint32_t)x & 0xFFFF; ebits = 5; fbits = 10; bias = 15; inf_nan = 1; break;
+    case MF_FMT_BF16: v = (uint32_t)x & 0xFFFF; ebits = 8; fbits = 7; bias = 127; inf_nan = 1; break;
+    case MF_FMT_E5M2: v = (uint32_t)x & 0xFF; ebits = 5; fbits = 2; bias = 15; inf_nan = 1; break;
+    case MF_FMT_E4M3: v = (uint32_t)x & 0xFF; ebits = 4; fbits = 3; bias = 7; inf_nan = 2; break;
+    case MF_FMT_E3M2: v = (uint32_t)x & 0x3F; ebits = 3; fbits = 2; bias = 3; inf_nan = 0; break;
+    case MF_FMT_E2M3: v = (uint32_t)x & 0x3F; ebits = 2; fbits = 3; bias = 1; inf_nan = 0; break;
+    case MF_FMT_E2M1: v = (uint32_t)x & 0xF; ebits = 2; fbits = 1; bias = 1; inf_nan = 0; break;
+    default: return 1;  /* not a fast-path format */
+    }
+    uint32_t e = (v >> fbits) & ((1u << ebits) - 1);
+    uint32_t m = v & ((1u << fbits) - 1);
+    *sign = (v >> (ebits + fbits)) & 1;
+    *sig = m | ((uint32_t)(e != 0) << fbits);
+    *exp = (int)(e ? e : 1) - bias;
+    if (inf_nan == 1)
+        return e == (1u << ebits) - 1;
+    if (inf_nan == 2)  /* e4m3: S.1111.111 is NaN */
+        return (v & 0x7F) == 0x7F;
+    return 0;
+}
+
+static inline __attribute__((always_inline)) int frac_bits_of(mf_format f)
+{
+    switch (f) {
+    case MF_FMT_TF32: case MF_FMT_F16: return 10;
+    case MF_FMT_BF16: return 7;
+    case MF_FMT_E4M3: case MF_FMT_E2M3: return 3;
+    case MF_FMT_E5M2: case MF_FMT_E3M2: return 2;
+    default: return 1;  /* e2m1 */
+    }
+}
+
+/* Convert S * 2^q (S signed) with rho.  Mirrors finish_rho + mf_round_pack
+ * for 64-bit magnitudes. */
+static inline uint64_t round_fast(int64_t S, int q, mf_rho rho)
+{
+    int sign = S < 0;
+    uint64_t mag = sign ? (uint64_t)0 - (uint64_t)S : (uint64_t)S;
+    int prec, emin, emax, fbits, bits;
+    switch (rho) {
+    case MF_RZ_FP32: prec = 23; emin = -126; emax = 127; fbits = 23; bits = 32; break;
+    case MF_RZ_E8M13: prec = 13; emin = -126; emax = 127; fbits = 23; bits = 32; break;
+    default: prec = 10; emin = -14; emax = 15; fbits = 10; bits = 16; break;  /* RNE-FP16 */
+    }
+    uint64_t sgn = (uint64_t)sign << (bits - 1);
+    if (mag == 0)
+        return sgn;
+    int top = q + 63 - __builtin_clzll(mag);
+    int eff = top < emin ? emin : top;
+    int shift = eff - prec - q;
+    uint64_t sig;
+    if (shift <= 0) {
+        sig = mag << -shift;
+    } else if (shift > 63) {
+        sig = 0;  /* RZ drops it; RNE too: mag < 2^64 <= half a quantum */
+        if (rho == MF_RNE_FP16 && shift == 64 && (mag >> 63))
+            sig = mag > (UINT64_C(1) << 63);  /* more than half rounds up; a tie goes to even 0 */
+    } else {
+        sig = mag >> shift;
+        if (rho == MF_RNE_FP16) {
+            uint64_t rem = mag & ((UINT64_C(1) << shift) - 1), half = UINT64_C(1) << (shift - 1);
+            sig += rem > half || (rem == half && (sig & 1));
+            if (sig >> (prec + 1)) {
+                sig >>= 1;
+                eff++;
+            }
+        }
+    }
+    if (sig == 0)
+        return sgn;
+    if (eff > emax)  /* at or above the overflow threshold: Inf, even under RZ */
+        return sgn | (((UINT64_C(1) << (bits - 1 - fbits)) - 1) << fbits);
+    uint64_t biased = (sig >> prec) ? (uint64_t)(eff + (emax)) : 0;
+    return sgn | (biased << fbits) | ((sig & ((UINT64_C(1) << prec) - 1)) << (fbits - prec));
+}
+
+/* The specialized chunk: returns 0 and *d when handled, 1 on NaN/Inf.
+ * Every aligned term fits in 32 bits: a product significand has
+ * 2*(fbits+1) bits and fr = 2*fbits fraction bits, so shifted to F fraction
+ * bits it is below 2^(F+2); the fast path requires fr <= F <= 29. */
+static inline __attribute__((always_inline)) int chunk_core(const mf_instr *in, mf_format fa, mf_format fb,
+                                                            mf_format fc, uint64_t c, const uint64_t *a,
+                                                            const uint64_t *b, int L, int e_sab, uint64_t *d)
+{
+    uint32_t psig[MF_KMAX];
+    int32_t pexp[MF_KMAX];
+    uint32_t pneg[MF_KMAX];
+    uint32_t special = 0;
+    const int e_zero = in->e_zero;
+    int32_t e_max = -100000;
+    for (int k = 0; k < L; k++) {
+        uint32_t sa, sb, ga, gb;
+        int ea, eb;
+        special |= (uint32_t)dec_in(fa, a[k], &sa, &ea, &ga);
+        special |= (uint32_t)dec_in(fb, b[k], &sb, &eb, &gb);
+        uint32_t p = sa * sb;
+        int32_t e = p ? ea + eb + e_sab : e_zero;  /* zero products take e_zero */
+        psig[k] = p;
+        pexp[k] = e;
+        pneg[k] = ga ^ gb;
+        e_max = e > e_max ? e : e_max;
+    }
+    /* c: f32 or f16 */
+    uint32_t cs, cneg;
+    int ce, cfr, cspecial;
+    if (fc == MF_FMT_F32) {
+        uint32_t v = (uint32_t)c, e = (v >> 23) & 0xFF;
+        cneg = v >> 31;
+        cs = (v & 0x7FFFFF) | ((uint32_t)(e != 0) << 23);
+        ce = (int)(e ? e : 1) - 127;
+        cfr = 23;
+        cspecial = e == 0xFF;
+    } else {
+        uint32_t v = (uint32_t)c & 0xFFFF, e = (v >> 10) & 0x1F;
+        cneg = v >> 15;
+        cs = (v & 0x3FF) | ((uint32_t)(e != 0) << 10);
+        ce = (int)(e ? e : 1) - 15;
+        cfr = 10;
+        cspecial = e == 0x1F;
+    }
+    if (special | (uint32_t)cspecial)
+        return 1;
+    if (cs == 0)
+        ce = e_zero;
+    e_max = ce > e_max ? ce : e_max;
+    /* align to e_max, truncate toward zero to F fraction bits, sum exactly */
+    const int F = in->F;
+    const int up = F - (frac_bits_of(fa) + frac_bits_of(fb));  /* >= 0, checked by the caller */
+    int64_t S = 0;
+    for (int k = 0; k < L; k++) {
+        uint32_t dist = (uint32_t)(e_max - pexp[k]);
+        dist = dist > 31 ? 31 : dist;
+        int32_t t = (int32_t)((psig[k] << up) >> dist);
+        int32_t neg = -(int32_t)pneg[k];
+        S += (int64_t)((t ^ neg) - neg);
+    }
+    {
+        int r = (e_max - ce) + cfr - F;
+        uint64_t t = r <= 0 ? (uint64_t)cs << -r : (r > 63 ? 0 : (uint64_t)cs >> r);
+        int64_t neg = -(int64_t)cneg;
+        S += ((int64_t)t ^ neg) - neg;
+    }
+    *d = round_fast(S, e_max - F, in->rho);
+    return 0;
+}
+
+/* Built twice where the compiler can: for AVX2 and for the baseline ISA; the
+ * loader picks one at start-up.  Results are identical (integer code). */
+#if defined(__x86_64__) && defined(__GNUC__) && !defined(MMAFUZZ_NO_CLONES)
+#define MULTI_ISA __attribute__((target_clones("avx2", "default")))
+#else
+#define MULTI_ISA
+#endif
+
+#define FAST_FORMATS(X) X(TF32) X(F16) X(BF16) X(E5M2) X(E4M3) X(E3M2) X(E2M3) X(E2M1)
+
+/* One function per (A, B) format pair. */
+#define PAIR_FN(A, B)                                                                                        \
+    MULTI_ISA static int chunk_##A##_##B(const mf_instr *in, mf_format fc, uint64_t c, const uint64_t *a,              \
+                               const uint64_t *b, int L, int e_sab, uint64_t *d)                             \
+    {                                                                                                        \
+        switch (L) { /* constant chunk lengths unroll fully */                                              \
+        case 16: return chunk_core(in, MF_FMT_##A, MF_FMT_##B, fc, c, a, b, 16, e_sab, d);                   \
+        case 8: return chunk_core(in, MF_FMT_##A, MF_FMT_##B, fc, c, a, b, 8, e_sab, d);                     \
+        case 32: return chunk_core(in, MF_FMT_##A, MF_FMT_##B, fc, c, a, b, 32, e_sab, d);                   \
+        default: return chunk_core(in, MF_FMT_##A, MF_FMT_##B, fc, c, a, b, L, e_sab, d);                    \
+        }                                                                                                    \
+    }
+#define PAIRS_WITH(A) FAST_FORMATS_B(A)
+#define FAST_FORMATS_B(A) PAIR_FN(A, TF32) PAIR_FN(A, F16) PAIR_FN(A, BF16) PAIR_FN(A, E5M2) PAIR_FN(A, E4M3) \
+    PAIR_FN(A, E3M2) PAIR_FN(A, E2M3) PAIR_FN(A, E2M1)
+#define DEFINE_ROW(A) PAIRS_WITH(A)
+FAST_FORMATS(DEFINE_ROW)
+
+typedef int (*chunk_fn)(const mf_instr *, mf_format, uint64_t, const uint64_t *, const uint64_t *, int, int,
+                        uint64_t *);
+
+#define ENTRY(A, B) [MF_FMT_##A][MF_FMT_##B] = chunk_##A##_##B,
+#define ENTRIES_B(A) ENTRY(A, TF32) ENTRY(A, F16) ENTRY(A, BF16) ENTRY(A, E5M2) ENTRY(A, E4M3) ENTRY(A, E3M2) \
+    ENTRY(A, E2M3) ENTRY(A, E2M1)
+static const chunk_fn chunk_table[MF_FMT_COUNT][MF_FMT_COUNT] = {FAST_FORMATS(ENTRIES_B)};
+
+/* Fraction bits of the fast-path input formats (0: not a fast-path format). */
+static const uint8_t fast_frac[MF_FMT_COUNT] = {
+    [MF_FMT_TF32] = 10, [MF_FMT_F16] = 10, [MF_FMT_BF16] = 7, [MF_FMT_E5M2] = 2,
+    [MF_FMT_E4M3] = 3,  [MF_FMT_E3M2] = 2, [MF_FMT_E2M3] = 3, [MF_FMT_E2M1] = 1,
+};
+
+static inline int fast_ok(const mf_instr *in, mf_format fc)
+{
+    int fr = fast_frac[in->fa] + fast_frac[in->fb];
+    return fast_frac[in->fa] && fast_frac[in->fb] && in->F >= fr && in->F <= 29 &&
+           (fc == MF_FMT_F32 || fc == MF_FMT_F16) &&
+           (in->rho == MF_RZ_FP32 || in->rho == MF_RZ_E8M13 || in->rho == MF_RNE_FP16);
+}
+
+int mf_t_fdpa_chunk_fast(const mf_instr *in, mf_format fc, uint64_t c, const uint64_t *a, const uint64_t *b, int L,
+                         int e_sab, uint64_t *d)
+{
+    if (!fast_ok(in, fc))
+        return 1;
+    return chunk_table[in->fa][in->fb](in, fc, c, a, b, L, e_sab, d);
+}
+
+/* Per table row: the specialized chunk function when the whole dot product
+ * can take the fast path (T-FDPA, no scales), else NULL.  Filled once at
+ * load time; read-only afterwards, so threads share it safely. */
+static chunk_fn row_plan[1024];
+
+__attribute__((constructor)) static void build_row_plans(void)
+{
+    for (size_t i = 0; i < mf_instr_count && i < sizeof row_plan / sizeof row_plan[0]; i++) {
+        const mf_instr *in = &mf_instr_table[i];
+        row_plan[i] = in->family == MF_T_FDPA && fast_ok(in, in->fc) && fast_ok(in, in->fd)
+                          ? chunk_table[in->fa][in->fb] : NULL;
+    }
+}
+
+int mf_t_fdpa_fast(const mf_instr *in, const mf_case *cs, uint64_t *d)
+{
+    chunk_fn fn = row_plan[in - mf_instr_table];
+    if (!fn)
+        return 1;
+    if (in->L == in->k)
+        return fn(in, in->fc, cs->c, cs->a, cs->b, in->k, 0, d);
+    uint64_t c = cs->c;
+    mf_format fc = in->fc;
+    for (int k0 = 0; k0 < in->k; k0 += in->L) {
+        if (fn(in, fc, c, cs->a + k0, cs->b + k0, in->L, 0, &c))
+            return 1;
+        fc = in->fd;
+    }
+    *d = c;
+    return 0;
+}

@@ -10,77 +10,103 @@
 
 /* ------------------------------------------------------------ E-FDPA */
 
-/* A signed fixed-point accumulator wide enough to hold any sum of f16/bf16
- * products and an f32 c exactly: bit 0 weighs 2^-ACC_LSB. */
+/* An exact fixed-point accumulator wide enough for any sum of f16/bf16
+ * products and an f32 c: bit 0 weighs 2^-ACC_LSB.  Positive and negative
+ * terms go to separate unsigned sums (no two's complement over the whole
+ * width), and only the words touched are visited. */
 #define ACC_WORDS 12
 #define ACC_LSB 400
 
 typedef struct wide_acc {
-    uint64_t w[ACC_WORDS];
+    uint64_t w[2][ACC_WORDS];  /* [0] positive terms, [1] negative terms */
+    int lo, hi;                /* touched word range */
 } wide_acc;
 
-/* acc += (-1)^neg * mag * 2^exp, where exp >= -ACC_LSB. */
-static void acc_add(wide_acc *acc, int neg, uint64_t mag, int exp)
+static inline void acc_init(wide_acc *acc)
+{
+    acc->lo = ACC_WORDS;
+    acc->hi = -1;
+}
+
+/* acc += (-1)^neg * mag * 2^exp, where exp >= -ACC_LSB and mag < 2^63. */
+static inline void acc_add(wide_acc *acc, int neg, uint64_t mag, int exp)
 {
     int pos = exp + ACC_LSB;
-    int wi = pos / 64, sh = pos % 64;
-    uint64_t part[3] = {mag << sh, sh ? mag >> (64 - sh) : 0, 0};
-    if (!neg) {
-        unsigned __int128 carry = 0;
-        for (int i = 0; wi + i < ACC_WORDS; i++) {
-            carry += (unsigned __int128)acc->w[wi + i] + (i < 3 ? part[i] : 0);
-            acc->w[wi + i] = (uint64_t)carry;
-            carry >>= 64;
-            if (i >= 2 && carry == 0)
-                break;
-        }
+    int wi = pos >> 6, sh = pos & 63;
+    uint64_t *w = acc->w[neg];
+    /* clear newly touched words first */
+    int top = wi + 2 < ACC_WORDS ? wi + 2 : ACC_WORDS - 1;
+    if (acc->hi < acc->lo) {
+        for (int i = wi; i <= top; i++)
+            acc->w[0][i] = acc->w[1][i] = 0;
+        acc->lo = wi;
+        acc->hi = top;
     } else {
-        uint64_t borrow = 0;
-        for (int i = 0; wi + i < ACC_WORDS; i++) {
-            uint64_t sub = (i < 3 ? part[i] : 0);
-            uint64_t x = acc->w[wi + i];
-            uint64_t r = x - sub - borrow;
-            borrow = (x < sub) || (x - sub < borrow);
-            acc->w[wi + i] = r;
-            if (i >= 2 && borrow == 0)
-                break;
+        for (int i = wi; i < acc->lo; i++)
+            acc->w[0][i] = acc->w[1][i] = 0;
+        for (int i = acc->hi + 1; i <= top; i++)
+            acc->w[0][i] = acc->w[1][i] = 0;
+        if (wi < acc->lo)
+            acc->lo = wi;
+        if (top > acc->hi)
+            acc->hi = top;
+    }
+    mf_u128 part = (mf_u128)mag << sh;
+    mf_u128 cur = (mf_u128)w[wi] + (uint64_t)part;
+    w[wi] = (uint64_t)cur;
+    cur = (cur >> 64) + w[wi + 1] + (uint64_t)(part >> 64);
+    w[wi + 1] = (uint64_t)cur;
+    for (int i = wi + 2; (cur >> 64) && i < ACC_WORDS; i++) {
+        if (i > acc->hi) {
+            acc->w[0][i] = acc->w[1][i] = 0;
+            acc->hi = i;
         }
+        cur = (cur >> 64) + w[i];
+        w[i] = (uint64_t)cur;
     }
 }
 
 /* Round the accumulator once to binary32, nearest even.  Exact zero: +0. */
 static uint64_t acc_round_f32(wide_acc *acc)
 {
-    int neg = (int)(acc->w[ACC_WORDS - 1] >> 63);
-    if (neg) { /* two's complement negate */
-        uint64_t carry = 1;
-        for (int i = 0; i < ACC_WORDS; i++) {
-            uint64_t x = ~acc->w[i] + carry;
-            carry = carry && x == 0;
-            acc->w[i] = x;
-        }
-    }
-    int top = ACC_WORDS - 1;
-    while (top >= 0 && acc->w[top] == 0)
-        top--;
-    if (top < 0)
+    if (acc->hi < acc->lo)
         return mf_pack_zero(MF_FMT_F32, 0);
-    /* take the two words at the top (and the next one) and jam the rest */
-    int msb = top * 64 + 63 - __builtin_clzll(acc->w[top]);  /* bit index */
+    /* which sum is larger? */
+    int neg = 0, i;
+    for (i = acc->hi; i >= acc->lo; i--)
+        if (acc->w[0][i] != acc->w[1][i]) {
+            neg = acc->w[1][i] > acc->w[0][i];
+            break;
+        }
+    if (i < acc->lo)
+        return mf_pack_zero(MF_FMT_F32, 0);  /* exact cancellation */
+    /* r = big - small over the touched words */
+    uint64_t r[ACC_WORDS];
+    const uint64_t *x = acc->w[neg], *y = acc->w[!neg];
+    uint64_t borrow = 0;
+    for (i = acc->lo; i <= acc->hi; i++) {
+        uint64_t d = x[i] - y[i];
+        uint64_t b2 = x[i] < y[i];
+        r[i] = d - borrow;
+        b2 |= d < borrow;
+        borrow = b2;
+    }
+    int top = acc->hi;
+    while (r[top] == 0)
+        top--;
+    int msb = top * 64 + 63 - __builtin_clzll(r[top]);  /* bit index */
     int lo = msb - 127;   /* bit index that becomes bit 0 of the 128-bit window */
     mf_u128 m = 0;
     int sticky = 0;
-    for (int i = 0; i < ACC_WORDS; i++) {
-        if (!acc->w[i])
+    for (i = acc->lo; i <= top; i++) {
+        if (!r[i])
             continue;
         int off = i * 64 - lo;   /* where word i's bit 0 lands in the window */
-        if (off >= 128)
-            continue;
         if (off >= 0) {
-            m |= (mf_u128)acc->w[i] << off;
+            m |= (mf_u128)r[i] << off;
         } else if (off > -64) {
-            m |= (mf_u128)(acc->w[i] >> -off);
-            if (acc->w[i] & ((UINT64_C(1) << -off) - 1))
+            m |= (mf_u128)(r[i] >> -off);
+            if (r[i] & ((UINT64_C(1) << -off) - 1))
                 sticky = 1;
         } else {
             sticky = 1;
@@ -97,9 +123,9 @@ uint64_t mf_eval_e_fdpa(const mf_instr *in, const mf_case *cs, const mf_trace *t
     for (int k0 = 0; k0 < in->k; k0 += in->L) {
         int nan = 0, pinf = 0, ninf = 0;
         wide_acc acc;
-        memset(&acc, 0, sizeof acc);
+        acc_init(&acc);
         for (int k = k0; k < k0 + in->L; k++) {
-            mf_value va = mf_decode(in->fa, cs->a[k]), vb = mf_decode(in->fb, cs->b[k]);
+            mf_value va = mf_decode_fast(in->fa, cs->a[k]), vb = mf_decode_fast(in->fb, cs->b[k]);
             int neg = va.sign ^ vb.sign;
             if (va.cls == MF_CLS_NAN || vb.cls == MF_CLS_NAN)
                 nan = 1;
@@ -114,7 +140,7 @@ uint64_t mf_eval_e_fdpa(const mf_instr *in, const mf_case *cs, const mf_trace *t
                 acc_add(&acc, neg, va.sig * vb.sig, va.exp + vb.exp - fr);
             }
         }
-        mf_value vc = mf_decode(MF_FMT_F32, c);
+        mf_value vc = mf_decode_fast(MF_FMT_F32, c);
         if (vc.cls == MF_CLS_NAN) {
             nan = 1;
         } else if (vc.cls == MF_CLS_INF) {
@@ -132,7 +158,7 @@ uint64_t mf_eval_e_fdpa(const mf_instr *in, const mf_case *cs, const mf_trace *t
             d = mf_pack_inf(MF_FMT_F32, ninf);
         else
             d = acc_round_f32(&acc);
-        mf_tracef(tr, "chunk k = %d..%d: exact sum of %d products and c=0x%08llx, RNE to f32 -> 0x%08llx",
+        MF_TRACE(tr, "chunk k = %d..%d: exact sum of %d products and c=0x%08llx, RNE to f32 -> 0x%08llx",
                   k0, k0 + in->L - 1, in->L, (unsigned long long)c, (unsigned long long)d);
         c = d;
     }
@@ -150,7 +176,7 @@ static inline uint64_t flush_keep_sign(uint64_t x)
 static uint64_t ftz_mul(mf_format f, uint64_t x, uint64_t y)
 {
     const mf_format_info *fi = mf_format_get(f);
-    mf_value vx = mf_decode(f, x), vy = mf_decode(f, y);
+    mf_value vx = mf_decode_fast(f, x), vy = mf_decode_fast(f, y);
     /* subnormal and zero inputs to +0 */
     mf_value *v[2] = {&vx, &vy};
     for (int j = 0; j < 2; j++)
@@ -191,7 +217,7 @@ uint64_t mf_eval_ftz_mul_add(const mf_instr *in, const mf_case *cs, const mf_tra
         if (P == 4)
             s = ftz_add(s, ftz_add(p[k + 2], p[k + 3]));
         uint64_t d = ftz_add(c, s);
-        mf_tracef(tr, "group k = %d..%d: products %s, group sum 0x%08llx, c 0x%08llx -> 0x%08llx", k, k + P - 1,
+        MF_TRACE(tr, "group k = %d..%d: products %s, group sum 0x%08llx, c 0x%08llx -> 0x%08llx", k, k + P - 1,
                   "rounded to f32 with FTZ", (unsigned long long)s, (unsigned long long)c, (unsigned long long)d);
         c = d;
     }
@@ -243,7 +269,7 @@ uint64_t mf_eval_tr_fdpa(const mf_instr *in, const mf_case *cs, const mf_trace *
         uint64_t sig[MF_KMAX];
         const int L = in->L;
         for (int i = 0; i < L; i++) {
-            mf_value va = mf_decode(in->fa, cs->a[k0 + i]), vb = mf_decode(in->fb, cs->b[k0 + i]);
+            mf_value va = mf_decode_fast(in->fa, cs->a[k0 + i]), vb = mf_decode_fast(in->fb, cs->b[k0 + i]);
             neg[i] = va.sign ^ vb.sign;
             sig[i] = 0;
             e[i] = TR_ZERO_EXP;
@@ -265,7 +291,7 @@ uint64_t mf_eval_tr_fdpa(const mf_instr *in, const mf_case *cs, const mf_trace *
                 }
             }
         }
-        mf_value vc = mf_decode(MF_FMT_F32, c);
+        mf_value vc = mf_decode_fast(MF_FMT_F32, c);
         if (grouped && !nan && !pinf && !ninf && (vc.cls == MF_CLS_NAN || vc.cls == MF_CLS_INF)) {
             /* GTR-FDPA drops c when e_c < E - F - 1.  A NaN or Inf c carries
              * the exponent -1 there (frexp gives 0, minus 1 for s in [1,2)),
@@ -276,7 +302,7 @@ uint64_t mf_eval_tr_fdpa(const mf_instr *in, const mf_case *cs, const mf_trace *
                 if (e[i] > e_prod)
                     e_prod = e[i];
             if (-1 < e_prod - F - 1) {
-                mf_tracef(tr, "c (NaN/Inf, exponent -1) dropped: below E - F - 1");
+                MF_TRACE(tr, "c (NaN/Inf, exponent -1) dropped: below E - F - 1");
                 vc.cls = MF_CLS_ZERO;
                 vc.sign = 0;
                 vc.exp = -1;
@@ -292,12 +318,12 @@ uint64_t mf_eval_tr_fdpa(const mf_instr *in, const mf_case *cs, const mf_trace *
         }
         if (nan || (pinf && ninf)) {
             c = mf_canonical_nan(MF_FMT_F32);
-            mf_tracef(tr, "chunk k = %d..%d: NaN", k0, k0 + L - 1);
+            MF_TRACE(tr, "chunk k = %d..%d: NaN", k0, k0 + L - 1);
             continue;
         }
         if (pinf || ninf) {
             c = mf_pack_inf(MF_FMT_F32, ninf);
-            mf_tracef(tr, "chunk k = %d..%d: %cInf", k0, k0 + L - 1, ninf ? '-' : '+');
+            MF_TRACE(tr, "chunk k = %d..%d: %cInf", k0, k0 + L - 1, ninf ? '-' : '+');
             continue;
         }
         /* step 2: products only, truncated fused sum with F bits */
@@ -319,7 +345,7 @@ uint64_t mf_eval_tr_fdpa(const mf_instr *in, const mf_case *cs, const mf_trace *
             int64_t S_odd = tr_fused_products(no, so, eo, L / 2, fr, F, &e_odd);
             e_dot = e_even > e_odd ? e_even : e_odd;
             S_dot = floor_shift(S_even, e_even - e_dot) + floor_shift(S_odd, e_odd - e_dot);
-            mf_tracef(tr, "even sum %lld/2^%d * 2^%d, odd sum %lld/2^%d * 2^%d", (long long)S_even, F, e_even,
+            MF_TRACE(tr, "even sum %lld/2^%d * 2^%d, odd sum %lld/2^%d * 2^%d", (long long)S_even, F, e_even,
                       (long long)S_odd, F, e_odd);
         }
         /* step 3: E = max(e_dot, e_c); round the product sum down to F2+1
@@ -339,7 +365,7 @@ uint64_t mf_eval_tr_fdpa(const mf_instr *in, const mf_case *cs, const mf_trace *
         int e31;
         mf_round_sig(sign, mag, E - (F2 + 1), F2, -126, MF_RM_RD, &s31, &e31);
         uint64_t d = mf_round_pack(MF_FMT_F32, sign, s31, e31 - F2, 23, MF_RM_RNE);
-        mf_tracef(tr,
+        MF_TRACE(tr,
                   "chunk k = %d..%d: product sum %lld/2^%d * 2^%d; E = %d; rounded down: products %lld/2^%d, "
                   "c %lld/2^%d; sum %c0x%llx/2^%d * 2^%d; RD to %d bits, RNE -> 0x%08llx",
                   k0, k0 + L - 1, (long long)S_dot, F, e_dot, E, (long long)D, F2 + 1, (long long)C, F,

@@ -9,7 +9,7 @@
 static uint64_t ieee_fma(mf_format f, uint64_t a, uint64_t b, uint64_t c)
 {
     const int fr = mf_format_get(f)->frac_bits;
-    mf_value va = mf_decode(f, a), vb = mf_decode(f, b), vc = mf_decode(f, c);
+    mf_value va = mf_decode_fast(f, a), vb = mf_decode_fast(f, b), vc = mf_decode_fast(f, c);
     int sp = va.sign ^ vb.sign;
     if (va.cls == MF_CLS_NAN || vb.cls == MF_CLS_NAN || vc.cls == MF_CLS_NAN)
         return mf_canonical_nan(f);
@@ -49,7 +49,7 @@ uint64_t mf_eval_fma_chain(const mf_instr *in, const mf_case *cs, const mf_trace
     for (int k = 0; k < in->k; k++) {
         uint64_t d = ieee_fma(in->fd, cs->a[k], cs->b[k], c);
         if (tr)
-            mf_tracef(tr, "fma(a[%d]=0x%0*llx, b[%d]=0x%0*llx, c=0x%0*llx) = 0x%0*llx", k, w,
+            MF_TRACE(tr, "fma(a[%d]=0x%0*llx, b[%d]=0x%0*llx, c=0x%0*llx) = 0x%0*llx", k, w,
                       (unsigned long long)cs->a[k], k, w, (unsigned long long)cs->b[k], w,
                       (unsigned long long)c, w, (unsigned long long)d);
         c = d;

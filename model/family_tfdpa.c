@@ -54,7 +54,7 @@ static inline void add_term(fused_sum *fs, int neg, uint64_t sig, int exp, int f
 /* Add the accumulator c (format fc) as a term; a zero c takes e_zero. */
 static void add_c(fused_sum *fs, mf_format fc, uint64_t c, int e_zero)
 {
-    mf_value v = mf_decode(fc, c);
+    mf_value v = mf_decode_fast(fc, c);
     int fr = mf_format_get(fc)->frac_bits;
     switch (v.cls) {
     case MF_CLS_NAN: fs->nan = 1; break;
@@ -69,18 +69,18 @@ static void add_c(fused_sum *fs, mf_format fc, uint64_t c, int e_zero)
 static uint64_t finish_fused(const fused_sum *fs, int F, mf_format fd, mf_rho rho, const mf_trace *tr)
 {
     if (fs->nan || (fs->pinf && fs->ninf)) {
-        mf_tracef(tr, "special: NaN (NaN input, 0*Inf, or +Inf with -Inf)");
+        MF_TRACE(tr, "special: NaN (NaN input, 0*Inf, or +Inf with -Inf)");
         return mf_canonical_nan(fd);
     }
     if (fs->pinf || fs->ninf) {
-        mf_tracef(tr, "special: %cInf", fs->ninf ? '-' : '+');
+        MF_TRACE(tr, "special: %cInf", fs->ninf ? '-' : '+');
         return mf_pack_inf(fd, fs->ninf);
     }
     int e_max = fs->exp[0];
     for (int i = 1; i < fs->n; i++)
         if (fs->exp[i] > e_max)
             e_max = fs->exp[i];
-    mf_tracef(tr, "e_max = %d; align to 2^%d, truncate to F = %d fraction bits", e_max, e_max, F);
+    MF_TRACE(tr, "e_max = %d; align to 2^%d, truncate to F = %d fraction bits", e_max, e_max, F);
     int64_t S = 0;
     for (int i = 0; i < fs->n; i++) {
         /* trunc(sig * 2^(exp - fr) * 2^(F - e_max)) */
@@ -92,7 +92,7 @@ static uint64_t finish_fused(const fused_sum *fs, int F, mf_format fd, mf_rho rh
             t = r >= 64 ? 0 : fs->sig[i] >> r;
         S += fs->neg[i] ? -(int64_t)t : (int64_t)t;
         if (tr)
-            mf_tracef(tr, "  term %2d: %c0x%llx * 2^%d (%d frac bits) -> %c0x%llx / 2^%d%s", i,
+            MF_TRACE(tr, "  term %2d: %c0x%llx * 2^%d (%d frac bits) -> %c0x%llx / 2^%d%s", i,
                       fs->neg[i] ? '-' : '+', (unsigned long long)fs->sig[i], fs->exp[i], fs->fr[i],
                       fs->neg[i] ? '-' : '+', (unsigned long long)t, F,
                       (r > 0 && r < 64 && (fs->sig[i] & ((UINT64_C(1) << r) - 1))) || (r >= 64 && fs->sig[i])
@@ -102,7 +102,7 @@ static uint64_t finish_fused(const fused_sum *fs, int F, mf_format fd, mf_rho rh
     uint64_t mag = sign ? (uint64_t)0 - (uint64_t)S : (uint64_t)S;
     uint64_t d = finish_rho(fd, rho, sign, mag, e_max - F);
     if (tr)
-        mf_tracef(tr, "sum = %c0x%llx * 2^%d; %s -> 0x%0*llx", sign ? '-' : '+', (unsigned long long)mag,
+        MF_TRACE(tr, "sum = %c0x%llx * 2^%d; %s -> 0x%0*llx", sign ? '-' : '+', (unsigned long long)mag,
                   e_max - F, mf_rho_name(rho), mf_format_get(fd)->hex_width, (unsigned long long)d);
     return d;
 }
@@ -121,7 +121,7 @@ static uint64_t t_fdpa_chunk(const mf_instr *in, mf_format fc, uint64_t c, const
     fs.pinf = fs.ninf = 0;
     const int fr = mf_format_get(in->fa)->frac_bits + mf_format_get(in->fb)->frac_bits;
     for (int k = 0; k < L; k++) {
-        mf_value va = mf_decode(in->fa, a[k]), vb = mf_decode(in->fb, b[k]);
+        mf_value va = mf_decode_fast(in->fa, a[k]), vb = mf_decode_fast(in->fb, b[k]);
         int neg = va.sign ^ vb.sign;
         if (va.cls == MF_CLS_FINITE && vb.cls == MF_CLS_FINITE) {
             /* exact, not renormalized: s = s_a*s_b, e = e_a + e_b (step 2) */
@@ -150,13 +150,13 @@ uint64_t mf_eval_t_fdpa(const mf_instr *in, const mf_case *cs, const mf_trace *t
         if (in->family == MF_ST_FDPA) {
             /* ST-FDPA: products add their row's and column's scale exponents */
             int blk = k0 / in->block;
-            mf_value sa = mf_decode(in->fs, cs->sa[blk]), sb = mf_decode(in->fs, cs->sb[blk]);
+            mf_value sa = mf_decode_fast(in->fs, cs->sa[blk]), sb = mf_decode_fast(in->fs, cs->sb[blk]);
             scale_nan = sa.cls == MF_CLS_NAN || sb.cls == MF_CLS_NAN;
             e_sab = sa.exp + sb.exp;
-            mf_tracef(tr, "scales: e_sa = %d, e_sb = %d%s", sa.exp, sb.exp, scale_nan ? " (NaN)" : "");
+            MF_TRACE(tr, "scales: e_sa = %d, e_sb = %d%s", sa.exp, sb.exp, scale_nan ? " (NaN)" : "");
         }
         if (in->L < in->k)
-            mf_tracef(tr, "chunk k = %d..%d, c = 0x%llx", k0, k0 + in->L - 1, (unsigned long long)c);
+            MF_TRACE(tr, "chunk k = %d..%d, c = 0x%llx", k0, k0 + in->L - 1, (unsigned long long)c);
         c = t_fdpa_chunk(in, fc, c, cs->a + k0, cs->b + k0, in->L, scale_nan, e_sab, tr);
         fc = in->fd;  /* later chunks accumulate into D's format */
     }
@@ -182,14 +182,14 @@ uint64_t mf_eval_gst_fdpa(const mf_instr *in, const mf_case *cs, const mf_trace 
             int64_t P = 0;
             int all_zero = 1;
             for (int k = g0; k < g0 + G; k++) {
-                mf_value va = mf_decode(in->fa, cs->a[k]), vb = mf_decode(in->fb, cs->b[k]);
+                mf_value va = mf_decode_fast(in->fa, cs->a[k]), vb = mf_decode_fast(in->fb, cs->b[k]);
                 uint64_t p = (va.sig * vb.sig) << (va.exp + vb.exp - 2 * (1 - mf_format_get(in->fa)->bias));
                 if (p)
                     all_zero = 0;
                 P += (va.sign ^ vb.sign) ? -(int64_t)p : (int64_t)p;
             }
             int blk = g0 / in->block;
-            mf_value sa = mf_decode(in->fs, cs->sa[blk]), sb = mf_decode(in->fs, cs->sb[blk]);
+            mf_value sa = mf_decode_fast(in->fs, cs->sa[blk]), sb = mf_decode_fast(in->fs, cs->sb[blk]);
             if (sa.cls == MF_CLS_NAN || sb.cls == MF_CLS_NAN)
                 fs.nan = 1;
             uint64_t SS = sa.sig * sb.sig;
@@ -200,7 +200,7 @@ uint64_t mf_eval_gst_fdpa(const mf_instr *in, const mf_case *cs, const mf_trace 
             int fr = fa + fb + 2 * fsb;
             if (all_zero || SS == 0)
                 e = in->e_zero;  /* all-zero group or zero scale: e_zero */
-            mf_tracef(tr, "group k = %d..%d: sum = %c0x%llx / 2^%d, scale 0x%llx * 2^%d", g0, g0 + G - 1,
+            MF_TRACE(tr, "group k = %d..%d: sum = %c0x%llx / 2^%d, scale 0x%llx * 2^%d", g0, g0 + G - 1,
                       neg ? '-' : '+', (unsigned long long)(uint64_t)(neg ? -P : P), fa + fb,
                       (unsigned long long)SS, sa.exp + sb.exp - 2 * fsb);
             add_term(&fs, neg, mag, e, fr);
@@ -226,7 +226,7 @@ uint64_t mf_eval_f16_emu(const mf_instr *in, const mf_case *cs, const mf_trace *
     uint64_t a16[MF_KMAX], b16[MF_KMAX];
     for (int k = 0; k < in->k; k++) {
         /* exact conversion: every e4m3/e5m2 value is an f16 value */
-        mf_value va = mf_decode(in->fa, cs->a[k]), vb = mf_decode(in->fb, cs->b[k]);
+        mf_value va = mf_decode_fast(in->fa, cs->a[k]), vb = mf_decode_fast(in->fb, cs->b[k]);
         const mf_value *v[2] = {&va, &vb};
         uint64_t *dst[2] = {&a16[k], &b16[k]};
         int fr[2] = {mf_format_get(in->fa)->frac_bits, mf_format_get(in->fb)->frac_bits};
@@ -250,16 +250,16 @@ uint64_t mf_eval_f16_emu(const mf_instr *in, const mf_case *cs, const mf_trace *
                     sb[n] = b16[k];
                     n++;
                 }
-            mf_tracef(tr, "HMMA.16816 pass %d over k = %d,%d,%d,%d,...", pass, 2 * pass, 2 * pass + 1,
+            MF_TRACE(tr, "HMMA.16816 pass %d over k = %d,%d,%d,%d,...", pass, 2 * pass, 2 * pass + 1,
                       2 * pass + 4, 2 * pass + 5);
             acc = t_fdpa_chunk(&h, h.fd, acc, sa, sb, 16, 0, 0, tr);
         }
     } else {
-        mf_tracef(tr, "HMMA.16816 over k = 0..%d", in->k - 1);
+        MF_TRACE(tr, "HMMA.16816 over k = 0..%d", in->k - 1);
         acc = t_fdpa_chunk(&h, h.fd, acc, a16, b16, in->k, 0, 0, tr);
     }
     uint64_t d = mf_ieee_add(in->fd, acc, cs->c);
-    mf_tracef(tr, "IEEE add of c: 0x%llx + 0x%llx -> 0x%llx", (unsigned long long)acc,
+    MF_TRACE(tr, "IEEE add of c: 0x%llx + 0x%llx -> 0x%llx", (unsigned long long)acc,
               (unsigned long long)cs->c, (unsigned long long)d);
     return d;
 }

@@ -139,3 +139,36 @@ int mf_is_nan(mf_format f, uint64_t x)
 {
     return mf_decode(f, x).cls == MF_CLS_NAN;
 }
+
+/* ------------------------------------------------ decode look-up tables */
+
+/* Formats of 16 bits or fewer (tf32 excepted) decode through tables built
+ * once at load time from mf_decode itself; see mf_decode_fast. */
+static uint32_t tab_f16[1 << 16], tab_bf16[1 << 16];
+static uint32_t tab_8bit[MF_FMT_COUNT][256];
+
+const uint32_t *mf_dec_tab[MF_FMT_COUNT];
+uint32_t mf_dec_mask[MF_FMT_COUNT];
+
+static uint32_t pack_value(mf_value v)
+{
+    return (uint32_t)v.sig | ((uint32_t)(v.exp + 512) << 16) | ((uint32_t)v.cls << 26) | ((uint32_t)v.sign << 28);
+}
+
+__attribute__((constructor)) static void build_decode_tables(void)
+{
+    for (uint32_t x = 0; x < (1u << 16); x++) {
+        tab_f16[x] = pack_value(mf_decode(MF_FMT_F16, x));
+        tab_bf16[x] = pack_value(mf_decode(MF_FMT_BF16, x));
+    }
+    mf_dec_tab[MF_FMT_F16] = tab_f16;
+    mf_dec_mask[MF_FMT_F16] = 0xFFFF;
+    mf_dec_tab[MF_FMT_BF16] = tab_bf16;
+    mf_dec_mask[MF_FMT_BF16] = 0xFFFF;
+    for (int f = MF_FMT_E4M3; f <= MF_FMT_UE4M3; f++) {
+        for (uint32_t x = 0; x < 256; x++)
+            tab_8bit[f][x] = pack_value(mf_decode((mf_format)f, x));
+        mf_dec_tab[f] = tab_8bit[f];
+        mf_dec_mask[f] = 0xFF;
+    }
+}

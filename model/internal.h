@@ -14,6 +14,27 @@
 
 typedef unsigned __int128 mf_u128;
 
+/* Decode tables (format.c): entry = sig | (exp+512) << 16 | cls << 26 |
+ * sign << 28, for formats of 16 bits or fewer except tf32 (else NULL). */
+extern const uint32_t *mf_dec_tab[MF_FMT_COUNT];
+extern uint32_t mf_dec_mask[MF_FMT_COUNT];
+
+/* mf_decode through the tables where they exist.  Same results. */
+static inline mf_value mf_decode_fast(mf_format f, uint64_t x)
+{
+    const uint32_t *t = mf_dec_tab[f];
+    if (t) {
+        uint32_t w = t[x & mf_dec_mask[f]];
+        mf_value v;
+        v.sig = w & 0xFFFF;
+        v.exp = (int32_t)((w >> 16) & 0x3FF) - 512;
+        v.cls = (uint8_t)((w >> 26) & 3);
+        v.sign = (uint8_t)((w >> 28) & 1);
+        return v;
+    }
+    return mf_decode(f, x);
+}
+
 /* Rounding directions used by the families. */
 typedef enum mf_rmode {
     MF_RM_RNE, /* nearest, ties to even */
@@ -89,6 +110,14 @@ int mf_t_fdpa_chunk_fast(const mf_instr *in, mf_format fc, uint64_t c, const uin
 /* Whole T-FDPA dot product on the fast path (no scales).  @return 0 with *d,
  * or 1 if any chunk needs the general path (the caller then starts over). */
 int mf_t_fdpa_fast(const mf_instr *in, const mf_case *cs, uint64_t *d);
+
+/* Trace a line only when tracing: keeps the formatting and the call out of
+ * the untraced hot paths. */
+#define MF_TRACE(tr, ...)                                                                                    \
+    do {                                                                                                     \
+        if (tr)                                                                                              \
+            mf_tracef((tr), __VA_ARGS__);                                                                    \
+    } while (0)
 
 /* printf-style trace line; does nothing when tr is NULL. */
 void mf_tracef(const mf_trace *tr, const char *fmt, ...)

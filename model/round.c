@@ -133,7 +133,7 @@ void mf_add_terms(int s1, mf_u128 m1, int e1, int s2, mf_u128 m2, int e2,
 /* Decode an F16/F32/F64 value into a term; returns its class. */
 static int ieee_term(mf_format f, uint64_t x, int *sign, mf_u128 *mag, int *exp)
 {
-    mf_value v = mf_decode(f, x);
+    mf_value v = mf_decode_fast(f, x);
     *sign = v.sign;
     *mag = v.sig;
     *exp = v.exp - mf_format_get(f)->frac_bits;

@@ -1,0 +1,187 @@
+/*
+ * test_rounding.c - the model's integer rounding and IEEE operations against
+ * the host's IEEE arithmetic, used here as an independent oracle:
+ *   - the FMA-chain family (f64 and f32) against the C library's fma/fmaf,
+ *     which are correctly rounded (round to nearest even);
+ *   - mf_round_pack to binary16/32/64 against the compiler's conversions from
+ *     an exact double or long double, under round-to-nearest and (binary32)
+ *     round-toward-zero;
+ *   - mf_ieee_add against host addition in binary16 and binary32.
+ * Inputs: random bits, narrow exponent windows (cancellation), subnormals and
+ * special values, from a fixed seed.
+ */
+#include "internal.h"
+
+#include <fenv.h>
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+static int failures;
+
+#define CHECK(cond, ...)                                                                                     \
+    do {                                                                                                     \
+        if (!(cond)) {                                                                                       \
+            if (failures++ < 20) {                                                                           \
+                fprintf(stderr, "FAIL %s:%d: ", __FILE__, __LINE__);                                         \
+                fprintf(stderr, __VA_ARGS__);                                                                \
+                fprintf(stderr, "\n");                                                                       \
+            }                                                                                                \
+        }                                                                                                    \
+    } while (0)
+
+static uint64_t rng = 0x0123456789ABCDEFull;
+static uint64_t next(void)
+{
+    uint64_t z = (rng += 0x9E3779B97F4A7C15ull);
+    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+    z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+    return z ^ (z >> 31);
+}
+
+/* A binary64 bit pattern: random bits, a narrow exponent window, a
+ * subnormal, or a special value. */
+static uint64_t gen_f64(void)
+{
+    static const uint64_t specials[] = {0, 0x8000000000000000ull, 0x7FF0000000000000ull, 0xFFF0000000000000ull,
+                                        0x7FF8000000000000ull, 1, 0x000FFFFFFFFFFFFFull, 0x7FEFFFFFFFFFFFFFull,
+                                        0x3FF0000000000000ull, 0xBFF0000000000000ull};
+    uint64_t r = next();
+    switch (r & 7) {
+    case 0: return specials[(r >> 8) % 10];
+    case 1: return next() & 0x800FFFFFFFFFFFFFull;  /* subnormal */
+    case 2: case 3: case 4: return (next() & 0x800FFFFFFFFFFFFFull) | ((uint64_t)(1013 + (r >> 8) % 20) << 52);
+    default: return next();
+    }
+}
+
+static uint32_t gen_f32(void)
+{
+    static const uint32_t specials[] = {0, 0x80000000u, 0x7F800000u, 0xFF800000u, 0x7FC00000u,
+                                        1, 0x007FFFFFu, 0x7F7FFFFFu, 0x3F800000u, 0xBF800000u};
+    uint64_t r = next();
+    switch (r & 7) {
+    case 0: return specials[(r >> 8) % 10];
+    case 1: return (uint32_t)next() & 0x807FFFFFu;
+    case 2: case 3: case 4: return ((uint32_t)next() & 0x807FFFFFu) | ((uint32_t)(117 + (r >> 8) % 20) << 23);
+    default: return (uint32_t)next();
+    }
+}
+
+static double d_of(uint64_t x) { double d; memcpy(&d, &x, 8); return d; }
+static float f_of(uint32_t x) { float f; memcpy(&f, &x, 4); return f; }
+static uint64_t bits_d(double d) { uint64_t x; memcpy(&x, &d, 8); return x; }
+static uint32_t bits_f(float f) { uint32_t x; memcpy(&x, &f, 4); return x; }
+static uint16_t bits_h(_Float16 h) { uint16_t x; memcpy(&x, &h, 2); return x; }
+static _Float16 h_of(uint16_t x) { _Float16 h; memcpy(&h, &x, 2); return h; }
+
+static void test_fma_chain(void)
+{
+    const mf_instr *f64 = mf_instr_find("cdna2/mfma.f64_16x16x4f64");
+    const mf_instr *f32 = mf_instr_find("cdna1/mfma.f32_16x16x4f32");
+    CHECK(f64 && f32, "FMA-chain rows missing");
+    if (!f64 || !f32)
+        return;
+    mf_case cs;
+    for (int n = 0; n < 200000; n++) {
+        memset(&cs, 0, sizeof cs);
+        cs.c = gen_f64();
+        double want = d_of(cs.c);
+        for (int k = 0; k < 4; k++) {
+            cs.a[k] = gen_f64();
+            cs.b[k] = gen_f64();
+            want = fma(d_of(cs.a[k]), d_of(cs.b[k]), want);
+        }
+        uint64_t got = mf_eval(f64, &cs);
+        CHECK(mf_output_equal(f64, got, bits_d(want)), "f64 fma chain c=%016llx a0=%016llx b0=%016llx: got %016llx want %016llx",
+              (unsigned long long)cs.c, (unsigned long long)cs.a[0], (unsigned long long)cs.b[0],
+              (unsigned long long)got, (unsigned long long)bits_d(want));
+        memset(&cs, 0, sizeof cs);
+        cs.c = gen_f32();
+        float wf = f_of((uint32_t)cs.c);
+        for (int k = 0; k < 4; k++) {
+            cs.a[k] = gen_f32();
+            cs.b[k] = gen_f32();
+            wf = fmaf(f_of((uint32_t)cs.a[k]), f_of((uint32_t)cs.b[k]), wf);
+        }
+        got = mf_eval(f32, &cs);
+        CHECK(mf_output_equal(f32, got, bits_f(wf)), "f32 fma chain c=%08llx: got %08llx want %08x",
+              (unsigned long long)cs.c, (unsigned long long)got, bits_f(wf));
+    }
+}
+
+static void test_round_pack(void)
+{
+    for (int n = 0; n < 300000; n++) {
+        int sign = (int)(next() & 1);
+        uint64_t mag = next() >> (next() % 64);
+        if (!mag)
+            mag = 1;
+        int exp = (int)(next() % 420) - 260;
+        /* a value exact in long double (64-bit significand) */
+        long double v = ldexpl((long double)mag, exp);
+        if (sign)
+            v = -v;
+        /* binary32 and binary16, round to nearest even (the host default) */
+        uint32_t want32 = bits_f((float)v);
+        uint64_t got32 = mf_round_pack(MF_FMT_F32, sign, mag, exp, 23, MF_RM_RNE);
+        CHECK(got32 == want32, "RNE f32 %c%llx*2^%d: got %08llx want %08x", sign ? '-' : '+',
+              (unsigned long long)mag, exp, (unsigned long long)got32, want32);
+        uint64_t want64 = bits_d((double)v);
+        uint64_t got64 = mf_round_pack(MF_FMT_F64, sign, mag, exp, 52, MF_RM_RNE);
+        CHECK(got64 == want64, "RNE f64 %c%llx*2^%d: got %016llx want %016llx", sign ? '-' : '+',
+              (unsigned long long)mag, exp, (unsigned long long)got64, (unsigned long long)want64);
+        if (mag < (1ull << 53)) {  /* exact in double: one rounding to f16 */
+            uint16_t want16 = bits_h((_Float16)(double)v);
+            uint64_t got16 = mf_round_pack(MF_FMT_F16, sign, mag, exp, 10, MF_RM_RNE);
+            CHECK(got16 == want16, "RNE f16 %c%llx*2^%d: got %04llx want %04x", sign ? '-' : '+',
+                  (unsigned long long)mag, exp, (unsigned long long)got16, want16);
+        }
+        /* binary32, toward zero, below the overflow threshold */
+        if (fabsl(v) < 0x1p128L) {
+            fesetround(FE_TOWARDZERO);
+            volatile long double vv = v;
+            uint32_t wantz = bits_f((float)vv);
+            fesetround(FE_TONEAREST);
+            uint64_t gotz = mf_round_pack(MF_FMT_F32, sign, mag, exp, 23, MF_RM_RZ);
+            CHECK(gotz == wantz, "RZ f32 %c%llx*2^%d: got %08llx want %08x", sign ? '-' : '+',
+                  (unsigned long long)mag, exp, (unsigned long long)gotz, wantz);
+        } else {
+            /* DOMAIN section 3: at or above the threshold, Inf even under RZ */
+            uint64_t gotz = mf_round_pack(MF_FMT_F32, sign, mag, exp, 23, MF_RM_RZ);
+            CHECK(gotz == (sign ? 0xFF800000u : 0x7F800000u), "RZ overflow %c%llx*2^%d", sign ? '-' : '+',
+                  (unsigned long long)mag, exp);
+        }
+    }
+}
+
+static void test_ieee_add(void)
+{
+    for (int n = 0; n < 300000; n++) {
+        uint32_t x = gen_f32(), y = gen_f32();
+        float s = f_of(x) + f_of(y);
+        uint64_t got = mf_ieee_add(MF_FMT_F32, x, y);
+        int ok = isnan(s) ? mf_is_nan(MF_FMT_F32, got) : got == bits_f(s);
+        CHECK(ok, "f32 add %08x + %08x: got %08llx want %08x", x, y, (unsigned long long)got, bits_f(s));
+        uint16_t hx = (uint16_t)next(), hy = (uint16_t)(next() % 3 == 0 ? hx ^ 0x8000 : next());
+        /* binary32 has 24 >= 2*11+2 bits, so rounding the sum to float and then
+         * to f16 equals one correct rounding (double rounding is innocuous) */
+        _Float16 hs = (_Float16)((float)h_of(hx) + (float)h_of(hy));
+        got = mf_ieee_add(MF_FMT_F16, hx, hy);
+        ok = isnan((float)hs) ? mf_is_nan(MF_FMT_F16, got) : got == bits_h(hs);
+        CHECK(ok, "f16 add %04x + %04x: got %04llx want %04x", hx, hy, (unsigned long long)got, bits_h(hs));
+    }
+}
+
+int main(void)
+{
+    test_fma_chain();
+    test_round_pack();
+    test_ieee_add();
+    if (failures) {
+        fprintf(stderr, "%d failures\n", failures);
+        return 1;
+    }
+    printf("FMA chains, rounding and IEEE additions agree with the host's IEEE arithmetic\n");
+    return 0;
+}

@@ -1,0 +1,15 @@
+#!/usr/bin/env bash
+# Set up, build and run the whole test suite, then the unit suite again under
+# AddressSanitizer + UndefinedBehaviorSanitizer.  Exit 0 only if all pass.
+# GPU tests skip without a GPU (set MMAFUZZ_REQUIRE_GPU=1 on GPU runners).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+scripts/setup.sh
+jobs=$(nproc)
+ctest --test-dir build --output-on-failure -j"$jobs"
+
+cmake -S . -B build-asan -DCMAKE_BUILD_TYPE=Debug -DMMAFUZZ_SANITIZE=ON \
+      -DMMAFUZZ_WITH_CUDA=OFF -DMMAFUZZ_WITH_HIP=OFF ${MMAFUZZ_CMAKE_ARGS:-}
+cmake --build build-asan -j"$jobs"
+ASAN_OPTIONS=detect_leaks=1:abort_on_error=0 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
+  ctest --test-dir build-asan --output-on-failure -j"$jobs" -LE 'fuzz|gpu|bench'

@@ -101,6 +101,25 @@ void sm_mul_small(sm_num *x, uint32_t m)
         sm_neg(x);
 }
 
+void sm_scale2(sm_num *x, int s)
+{
+    int neg = is_neg(x);
+    if (neg)
+        sm_neg(x);
+    sm_num r;
+    sm_zero(&r);
+    for (int i = 0; i < SM_LIMBS * 32; i++) {
+        if (!bit(x, i))
+            continue;
+        if (i + s < 0 || i + s >= SM_LIMBS * 32 - 1)
+            out_of_range("sm_scale2", i + s - SM_FRAC);
+        add_bit(&r, i + s);
+    }
+    *x = r;
+    if (neg)
+        sm_neg(x);
+}
+
 int sm_ilog2(const sm_num *x)
 {
     sm_num m = *x;

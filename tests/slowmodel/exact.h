@@ -38,6 +38,8 @@ void sm_set(sm_num *x, int neg, uint64_t m, int e);
 void sm_set128(sm_num *x, int neg, uint64_t hi, uint64_t lo, int e);
 /* x = x * m (m < 2^32), exactly. */
 void sm_mul_small(sm_num *x, uint32_t m);
+/* x = x * 2^s exactly (aborts if a set bit would leave the range). */
+void sm_scale2(sm_num *x, int s);
 /* x = x + y. */
 void sm_add(sm_num *x, const sm_num *y);
 /* x = -x. */

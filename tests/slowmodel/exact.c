@@ -37,9 +37,11 @@ void sm_set(sm_num *x, int neg, uint64_t m, int e)
         return;
     if (e + SM_FRAC < 0 || e + 64 > SM_TOP)
         out_of_range("sm_set", e);
-    for (int i = 0; i < 64; i++)
-        if ((m >> i) & 1u)
-            add_bit(x, e + SM_FRAC + i);
+    int b = e + SM_FRAC, l = b / 32, s = b % 32;
+    unsigned __int128 v = (unsigned __int128)m << s; /* below 2^96: three limbs */
+    x->w[l] = (uint32_t)v;
+    x->w[l + 1] = (uint32_t)(v >> 32);
+    x->w[l + 2] = (uint32_t)(v >> 64);
     if (neg)
         sm_neg(x);
 }
@@ -125,9 +127,9 @@ int sm_ilog2(const sm_num *x)
     sm_num m = *x;
     if (is_neg(&m))
         sm_neg(&m);
-    for (int i = SM_LIMBS * 32 - 1; i >= 0; i--)
-        if (bit(&m, i))
-            return i - SM_FRAC;
+    for (int l = SM_LIMBS - 1; l >= 0; l--)
+        if (m.w[l])
+            return l * 32 + 31 - __builtin_clz(m.w[l]) - SM_FRAC;
     fprintf(stderr, "slow model: sm_ilog2 of zero\n");
     abort();
 }
@@ -143,10 +145,14 @@ void sm_round(sm_num *x, int q, sm_mode mode)
     if (neg)
         sm_neg(x);       /* work on the magnitude */
     int half = bit(x, b - 1), below = 0;
-    for (int i = 0; i < b - 1 && !below; i++)
-        below = bit(x, i);
-    for (int i = 0; i < b; i++)
-        x->w[i / 32] &= ~(1u << (i % 32)); /* truncate the magnitude */
+    for (int l = 0; l < (b - 1) / 32 && !below; l++)
+        below = x->w[l] != 0;           /* whole limbs below bit b-1 */
+    if ((b - 1) % 32)
+        below |= (x->w[(b - 1) / 32] & ((1u << ((b - 1) % 32)) - 1)) != 0;
+    for (int l = 0; l < b / 32; l++)
+        x->w[l] = 0;                    /* truncate the magnitude */
+    if (b % 32)
+        x->w[b / 32] &= ~((1u << (b % 32)) - 1);
     int up = 0;
     switch (mode) {
     case SM_RZ: up = 0; break;

@@ -50,15 +50,15 @@ static uint64_t fused_sum(const mf_instr *in, term *t, int n)
             e_max = t[i].e;
     sm_num sum;
     sm_zero(&sum);
-    int all_neg = 1;
     for (int i = 0; i < n; i++) {
         sm_round(&t[i].v, e_max - in->F, SM_RZ);
         sm_add(&sum, &t[i].v);
-        all_neg &= t[i].neg;
     }
-    /* step 8: an exact zero sum is -0 only when every term is negative
-       (as a sum of signed zeros in IEEE arithmetic) */
-    return sm_round_pack(f, &sum, prec, mode, all_neg);
+    /* step 8: an exact zero sum is +0, even when every term is -0 (the peer
+       model's convention: its fixed-point sum starts from +0; DOMAIN leaves
+       the sign to hardware).  A non-zero sum that rounds to zero keeps its
+       sign (sm_round_pack). */
+    return sm_round_pack(f, &sum, prec, mode, 0);
 }
 
 /* The product term a*b (DOMAIN 3, T-FDPA steps 2-3), scaled by the block

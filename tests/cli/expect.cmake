@@ -1,0 +1,21 @@
+# Run one command and check its exit status and output.
+#   -DCMD=<;-list>  -DRC=<expected exit status>
+#   -DERR=<regex stderr must match> (optional)  -DOUT=<regex stdout must match> (optional)
+#   -DNOERR=1: stderr must be empty
+execute_process(COMMAND ${CMD} RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err)
+set(fail "")
+if(NOT rc STREQUAL RC)
+  string(APPEND fail "exit status ${rc}, expected ${RC}\n")
+endif()
+if(DEFINED ERR AND NOT err MATCHES "${ERR}")
+  string(APPEND fail "stderr does not match '${ERR}'\n")
+endif()
+if(DEFINED OUT AND NOT out MATCHES "${OUT}")
+  string(APPEND fail "stdout does not match '${OUT}'\n")
+endif()
+if(NOERR AND NOT err STREQUAL "")
+  string(APPEND fail "stderr not empty\n")
+endif()
+if(fail)
+  message(FATAL_ERROR "${fail}--- command: ${CMD}\n--- stdout:\n${out}\n--- stderr:\n${err}")
+endif()

@@ -10,6 +10,11 @@ int cmd_list(int argc, char **argv);
 int cmd_eval(int argc, char **argv);
 int cmd_check(int argc, char **argv);
 int cmd_bench(int argc, char **argv);
+int cmd_devices(int argc, char **argv);
+int cmd_record(int argc, char **argv);
+int cmd_run(int argc, char **argv);
+int cmd_replay(int argc, char **argv);
+int cmd_shrink(int argc, char **argv);
 
 /* Parse a libFuzzer-style numeric option "-name=N" or "-name N" / "--name N".
  * @return 1 if argv[*i] is that option (value stored, *i advanced), 0 if

@@ -19,6 +19,11 @@ static const struct {
     {"eval", cmd_eval, "eval INSTR c=.. a=.. b=.. [sa=.. sb=..] [--trace]   evaluate one case"},
     {"check", cmd_check, "check [--skip-unknown] [-errors N] FILE...   check the model against .vec files"},
     {"bench", cmd_bench, "bench [--instr PATTERN] [-runs N]   model dot products per second, one core"},
+    {"devices", cmd_devices, "devices [PATTERN]         GPUs present and which instructions run on each"},
+    {"record", cmd_record, "record --device cuda[:N] --instr PATTERN -runs N -seed S --out FILE.vec   record device outputs"},
+    {"run", cmd_run, "run [--instr PATTERN] [--device SPEC] [-seed N] [-runs N] ...   fuzz device against model"},
+    {"replay", cmd_replay, "replay [--device SPEC] PATH...   re-run saved cases (mismatch files, corpora)"},
+    {"shrink", cmd_shrink, "shrink FILE [--device SPEC]   minimize a saved case again"},
 };
 
 static void usage(FILE *f)
@@ -53,57 +58,4 @@ int main(int argc, char **argv)
     fprintf(stderr, "mmafuzz: unknown command '%s'\n", argv[1]);
     usage(stderr);
     return 2;
-}
-
-static int match_opt(const char *arg, const char *name, const char **inline_val)
-{
-    /* accepts -name, --name, -name=V, --name=V */
-    if (arg[0] != '-')
-        return 0;
-    arg += arg[1] == '-' ? 2 : 1;
-    size_t n = strlen(name);
-    if (strncmp(arg, name, n) != 0)
-        return 0;
-    if (arg[n] == '=') {
-        *inline_val = arg + n + 1;
-        return 1;
-    }
-    if (arg[n] == 0) {
-        *inline_val = NULL;
-        return 1;
-    }
-    return 0;
-}
-
-int cli_opt_str(int argc, char **argv, int *i, const char *name, const char **value)
-{
-    const char *v;
-    if (!match_opt(argv[*i], name, &v))
-        return 0;
-    if (!v) {
-        if (*i + 1 >= argc) {
-            fprintf(stderr, "mmafuzz: option -%s needs a value\n", name);
-            return -1;
-        }
-        v = argv[++*i];
-    }
-    *value = v;
-    return 1;
-}
-
-int cli_opt_long(int argc, char **argv, int *i, const char *name, long long *value)
-{
-    const char *v;
-    int rc = cli_opt_str(argc, argv, i, name, &v);
-    if (rc <= 0)
-        return rc;
-    char *end;
-    errno = 0;
-    long long x = strtoll(v, &end, 0);
-    if (errno || end == v || *end) {
-        fprintf(stderr, "mmafuzz: option -%s: '%s' is not a number\n", name, v);
-        return -1;
-    }
-    *value = x;
-    return 1;
 }

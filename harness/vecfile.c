@@ -377,3 +377,29 @@ int mf_vec_format_case(const mf_instr *in, const mf_case *cs, const uint64_t *d,
         return -1;
     return (int)pos;
 }
+
+const char *mf_vec_line(const mf_vec_reader *r) { return r->buf; }
+
+int mf_vec_field(const char *line, const char *key, char *val, size_t len)
+{
+    size_t klen = strlen(key);
+    const char *p = line;
+    while (*p) {
+        while (*p == ' ' || *p == '\t')
+            p++;
+        const char *tok = p;
+        while (*p && *p != ' ' && *p != '\t')
+            p++;
+        if ((size_t)(p - tok) > klen && !strncmp(tok, key, klen) && tok[klen] == '=') {
+            size_t n = (size_t)(p - tok) - klen - 1;
+            if (n >= len)
+                n = len ? len - 1 : 0;
+            if (len) {
+                memcpy(val, tok + klen + 1, n);
+                val[n] = 0;
+            }
+            return 1;
+        }
+    }
+    return 0;
+}

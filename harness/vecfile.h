@@ -55,6 +55,14 @@ long mf_vec_skipped(const mf_vec_reader *r);
 
 void mf_vec_close(mf_vec_reader *r);
 
+/* The text of the line last read (without its newline), e.g. to read free
+ * fields of a case; valid until the next mf_vec_next. */
+const char *mf_vec_line(const mf_vec_reader *r);
+
+/* Find free field `key` (e.g. "model") in a case line: copy its value into
+ * val.  @return 1 if found, 0 if not. */
+int mf_vec_field(const char *line, const char *key, char *val, size_t len);
+
 /* Parse one case line for instruction `in` into *out.
  * @return 0, or -1 with a message (without FILE:LINE) in err. */
 int mf_vec_parse_case(const mf_instr *in, const char *line, mf_vec_case *out, char *err, size_t errlen);

@@ -1,0 +1,324 @@
+/*
+ * cmd_replay.c - `mmafuzz replay` (re-run saved cases on device and model)
+ * and `mmafuzz shrink` (minimize a saved case again).
+ */
+#include "cli.h"
+#include "mf_device.h"
+#include "run_mismatch.h"
+#include "run_store.h"
+#include "vecfile.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* ------------------------------------------------------------ replay */
+
+enum { RP_AGREE, RP_FIXED, RP_STILL, RP_CHANGED, RP_UNSUPPORTED, RP_ERROR, RP_COUNT };
+static const char *const rp_names[RP_COUNT] = {"agrees", "fixed", "still-mismatching", "device-changed",
+                                               "unsupported", "device-error"};
+
+typedef struct pending {
+    long line;
+    const mf_instr *in;
+    mf_case cs;
+    int has_d;
+    uint64_t d;
+} pending;
+
+typedef struct replay_ctx {
+    mf_device *dev;
+    int verbose;
+    char path[4096];
+    pending *p;
+    size_t n, cap;
+    long count[RP_COUNT];
+    mz_dev *z;  /* one per table row, made on first use */
+} replay_ctx;
+
+/* Classify one case: device now (dev), model now (model), recorded d. */
+static int classify(const mf_instr *in, uint64_t dev, uint64_t model, int has_d, uint64_t d)
+{
+    if (mf_output_equal(in, dev, model))
+        return has_d && !mf_output_equal(in, d, model) ? RP_FIXED : RP_AGREE;
+    if (has_d && !mf_output_equal(in, dev, d))
+        return RP_CHANGED;
+    return RP_STILL;
+}
+
+static void flush_pending(replay_ctx *rc)
+{
+    /* one device call per instruction present */
+    for (size_t i = 0; i < rc->n; i++) {
+        const mf_instr *in = rc->p[i].in;
+        if (!in)
+            continue;  /* done */
+        size_t row = (size_t)(in - mf_instr_table);
+        mz_dev *z = &rc->z[row];
+        int supported = mf_device_supports(rc->dev, in, NULL);
+        if (supported && !z->dev && mz_dev_init(z, rc->dev, in)) {
+            fprintf(stderr, "mmafuzz replay: %s\n", z->err);
+            supported = 0;
+        }
+        size_t cnt = 0;
+        mf_case *cs = malloc(rc->n * sizeof *cs);
+        size_t *idx = malloc(rc->n * sizeof *idx);
+        uint64_t *out = malloc(rc->n * sizeof *out);
+        if (!cs || !idx || !out) {
+            fprintf(stderr, "mmafuzz replay: out of memory\n");
+            exit(2);
+        }
+        for (size_t j = i; j < rc->n; j++)
+            if (rc->p[j].in == in) {
+                cs[cnt] = rc->p[j].cs;
+                idx[cnt++] = j;
+            }
+        int rc_dev = supported ? mz_dev_run(z, cs, cnt, out) : MF_DEV_ERR_UNSUPPORTED;
+        if (supported && rc_dev)
+            fprintf(stderr, "mmafuzz replay: %s: device error: %s\n", in->name, z->err);
+        for (size_t q = 0; q < cnt; q++) {
+            pending *pe = &rc->p[idx[q]];
+            int st;
+            uint64_t model = mf_eval(in, &pe->cs);
+            if (!supported)
+                st = RP_UNSUPPORTED;
+            else if (rc_dev)
+                st = RP_ERROR;
+            else
+                st = classify(in, out[q], model, pe->has_d, pe->d);
+            rc->count[st]++;
+            if (st != RP_AGREE || rc->verbose) {
+                char dh[24] = "-", mh[24], rh[24] = "-";
+                if (supported && !rc_dev)
+                    mf_vec_format_value(in->fd, out[q], dh, sizeof dh);
+                mf_vec_format_value(in->fd, model, mh, sizeof mh);
+                if (pe->has_d)
+                    mf_vec_format_value(in->fd, pe->d, rh, sizeof rh);
+                printf("%s:%ld: %s %s: device d=%s model=%s recorded d=%s\n", rc->path, pe->line, in->name,
+                       rp_names[st], dh, mh, rh);
+            }
+            pe->in = NULL;
+        }
+        free(cs);
+        free(idx);
+        free(out);
+    }
+    rc->n = 0;
+}
+
+static int replay_case(const st_case *c, void *vctx)
+{
+    replay_ctx *rc = vctx;
+    if (strcmp(rc->path, c->path)) {
+        flush_pending(rc);
+        snprintf(rc->path, sizeof rc->path, "%s", c->path);
+    }
+    if (rc->n == rc->cap) {
+        size_t cap = rc->cap ? rc->cap * 2 : 256;
+        pending *p = realloc(rc->p, cap * sizeof *p);
+        if (!p) {
+            fprintf(stderr, "mmafuzz replay: out of memory\n");
+            return 1;
+        }
+        rc->p = p;
+        rc->cap = cap;
+    }
+    rc->p[rc->n++] = (pending){c->line, c->in, c->cs, c->has_d, c->d};
+    if (rc->n >= 4096)
+        flush_pending(rc);
+    return 0;
+}
+
+int cmd_replay(int argc, char **argv)
+{
+    const char *device = "cuda";
+    const char **paths = calloc((size_t)argc, sizeof *paths);
+    int np = 0, verbose = 0;
+    for (int i = 1; i < argc; i++) {
+        int rc;
+        const char *s;
+        if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-help") || !strcmp(argv[i], "-h")) {
+            printf("usage: mmafuzz replay [--device SPEC] [-v] PATH...\n\n"
+                   "Re-runs saved cases (mismatch files, corpora: .vec / .vec.gz files or folders of them) on the\n"
+                   "device and the model, and reports each case that does not simply agree:\n"
+                   "  still-mismatching  device and model still disagree, the device as recorded (d=)\n"
+                   "  device-changed     device and model disagree, and the device differs from the recorded d=\n"
+                   "  fixed              device and model now agree, where the recorded d= disagreed\n"
+                   "-v also lists the cases that agree. A file that cannot be read is reported (FILE:LINE) and\n"
+                   "skipped. --device: cuda[:N], hip[:N] or model:ARCH (default cuda).\n"
+                   "Exit status: 1 if any mismatch remains, else 2 if a file or the device failed, else 0.\n");
+            free(paths);
+            return 0;
+        }
+        if ((rc = cli_opt_str(argc, argv, &i, "device", &s)) != 0) {
+            if (rc < 0) {
+                free(paths);
+                return 2;
+            }
+            device = s;
+        } else if (!strcmp(argv[i], "-v") || !strcmp(argv[i], "--verbose")) {
+            verbose = 1;
+        } else if (argv[i][0] == '-' && argv[i][1]) {
+            fprintf(stderr, "mmafuzz replay: unknown option '%s'\n", argv[i]);
+            free(paths);
+            return 2;
+        } else {
+            paths[np++] = argv[i];
+        }
+    }
+    if (!np) {
+        fprintf(stderr, "usage: mmafuzz replay [--device SPEC] [-v] PATH...\n");
+        free(paths);
+        return 2;
+    }
+    replay_ctx rc;
+    memset(&rc, 0, sizeof rc);
+    rc.verbose = verbose;
+    char err[600];
+    if (mf_device_open(device, &rc.dev, err, sizeof err)) {
+        fprintf(stderr, "mmafuzz replay: --device %s: %s\n", device, err);
+        free(paths);
+        return 2;
+    }
+    rc.z = calloc(mf_instr_count, sizeof *rc.z);
+    long skipped = st_read(paths, np, replay_case, &rc);
+    flush_pending(&rc);
+    printf("replayed on %s: %ld still-mismatching, %ld device-changed, %ld fixed, %ld agree, %ld unsupported, "
+           "%ld device errors; %ld file%s skipped\n",
+           mf_device_get_info(rc.dev)->name, rc.count[RP_STILL], rc.count[RP_CHANGED], rc.count[RP_FIXED],
+           rc.count[RP_AGREE], rc.count[RP_UNSUPPORTED], rc.count[RP_ERROR], skipped < 0 ? 0 : skipped,
+           skipped == 1 ? "" : "s");
+    for (size_t i = 0; i < mf_instr_count; i++)
+        if (rc.z[i].dev)
+            mz_dev_free(&rc.z[i]);
+    free(rc.z);
+    free(rc.p);
+    free(paths);
+    mf_device_close(rc.dev);
+    if (rc.count[RP_STILL] || rc.count[RP_CHANGED])
+        return 1;
+    return (skipped != 0 || rc.count[RP_ERROR]) ? 2 : 0;
+}
+
+/* ------------------------------------------------------------ shrink */
+
+typedef struct shrink_ctx {
+    int have;
+    st_case c;
+    char header[4096];
+} shrink_ctx;
+
+static int shrink_pick(const st_case *c, void *vctx)
+{
+    shrink_ctx *sc = vctx;
+    /* the case as generated when the file has one, else the first case */
+    if (!sc->have || (c->original && !sc->c.original)) {
+        sc->c = *c;
+        snprintf(sc->header, sizeof sc->header, "%s", c->header ? c->header : "");
+        sc->have = 1;
+    }
+    return 0;
+}
+
+int cmd_shrink(int argc, char **argv)
+{
+    const char *device = NULL, *out = "mismatches", *file = NULL;
+    for (int i = 1; i < argc; i++) {
+        int rc;
+        const char *s;
+        if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-help") || !strcmp(argv[i], "-h")) {
+            printf("usage: mmafuzz shrink FILE [--device SPEC] [--out DIR]\n\n"
+                   "Minimizes a saved case again on the device: the case marked role=original when FILE has\n"
+                   "one, else its first case. The device defaults to the file's '# device-spec:' line. The\n"
+                   "result is filed in DIR (default mismatches/) under its hash and printed.\n"
+                   "Exit status: 1 the case still mismatches (filed), 0 it no longer does, 2 error.\n");
+            return 0;
+        }
+        if ((rc = cli_opt_str(argc, argv, &i, "device", &s)) != 0) {
+            if (rc < 0)
+                return 2;
+            device = s;
+        } else if ((rc = cli_opt_str(argc, argv, &i, "out", &s)) != 0) {
+            if (rc < 0)
+                return 2;
+            out = s;
+        } else if (argv[i][0] == '-' || file) {
+            fprintf(stderr, "mmafuzz shrink: unexpected argument '%s'\n", argv[i]);
+            return 2;
+        } else {
+            file = argv[i];
+        }
+    }
+    if (!file) {
+        fprintf(stderr, "usage: mmafuzz shrink FILE [--device SPEC] [--out DIR]\n");
+        return 2;
+    }
+    shrink_ctx sc;
+    memset(&sc, 0, sizeof sc);
+    const char *paths[1] = {file};
+    long skipped = st_read(paths, 1, shrink_pick, &sc);
+    if (skipped || !sc.have) {
+        if (!skipped)
+            fprintf(stderr, "%s:1: expected at least one case\n", file);
+        return 2;
+    }
+    char spec[128] = "";
+    const char *h = strstr(sc.header, "# device-spec: ");
+    if (h)
+        sscanf(h + 15, "%127s", spec);
+    if (!device)
+        device = spec[0] ? spec : NULL;
+    if (!device) {
+        fprintf(stderr, "mmafuzz shrink: %s has no '# device-spec:' line; give --device SPEC\n", file);
+        return 2;
+    }
+    char err[700];
+    mf_device *dev;
+    if (mf_device_open(device, &dev, err, sizeof err)) {
+        fprintf(stderr, "mmafuzz shrink: --device %s: %s\n", device, err);
+        return 2;
+    }
+    int status = 2;
+    mz_dev z;
+    store st;
+    memset(&st, 0, sizeof st);
+    if (!mf_device_supports(dev, sc.c.in, NULL)) {
+        fprintf(stderr, "mmafuzz shrink: %s is not runnable on %s\n", sc.c.in->name, device);
+    } else if (mz_dev_init(&z, dev, sc.c.in)) {
+        fprintf(stderr, "mmafuzz shrink: %s\n", z.err);
+    } else {
+        uint64_t d;
+        if (mz_dev_run(&z, &sc.c.cs, 1, &d)) {
+            fprintf(stderr, "mmafuzz shrink: %s\n", z.err);
+        } else if (mf_output_equal(sc.c.in, d, mf_eval(sc.c.in, &sc.c.cs))) {
+            printf("%s:%ld: %s: device and model agree now; nothing to minimize\n", file, sc.c.line, sc.c.in->name);
+            status = 0;
+        } else if (st_open(&st, out, err, sizeof err)) {
+            fprintf(stderr, "mmafuzz shrink: %s\n", err);
+        } else {
+            char note[4200];
+            snprintf(note, sizeof note, "shrink of %s:%ld", file, sc.c.line);
+            mm_origin o = {device, 0, -1, -1, 0, 0, z.m, z.n, note};
+            mm_outcome res;
+            if (mm_handle(&st, &z, &sc.c.cs, d, &o, &res, err, sizeof err) || st_flush(&st, err, sizeof err)) {
+                fprintf(stderr, "mmafuzz shrink: %s\n", err);
+            } else {
+                char line[8192];
+                if (res.kind == MZ_REPEATS) {
+                    mf_vec_format_case(sc.c.in, &res.res.cs, &res.res.d_dev, line, sizeof line);
+                    printf("instr %s\n%s\n", sc.c.in->name, line);
+                    printf("# %s, %d non-zero products, %ld candidates in %ld device calls, %.3f s\n", res.sig,
+                           res.res.products, res.res.evals, res.res.batches, res.res.seconds);
+                } else {
+                    printf("# %s: not minimized\n", res.sig);
+                }
+                printf("# %s %s\n", res.is_new ? "new file" : "already filed:", res.path);
+                status = 1;
+            }
+            st_close(&st);
+        }
+        mz_dev_free(&z);
+    }
+    mf_device_close(dev);
+    return status;
+}

@@ -1,0 +1,38 @@
+/*
+ * run_pool.h - the pool of saved cases that the corpus-mutation generator
+ * draws from: cases read from corpus folders and from earlier mismatches,
+ * plus the minimized mismatches a campaign finds as it runs.  Bounded: when
+ * full, a new case replaces the oldest one, so memory stays flat.
+ */
+#ifndef MMAFUZZ_RUN_POOL_H
+#define MMAFUZZ_RUN_POOL_H
+
+#include "mmafuzz_model.h"
+
+#include <stddef.h>
+
+typedef struct pool_entry {
+    const mf_instr *in;
+    mf_case cs;
+} pool_entry;
+
+typedef struct pool {
+    pool_entry *e;
+    size_t n, cap, next;  /* next: slot replaced when full */
+} pool;
+
+/* @return 0, or -1 when out of memory. */
+int pool_init(pool *p, size_t cap);
+void pool_free(pool *p);
+/* Add a case (copied); replaces the oldest entry when full. */
+void pool_add(pool *p, const mf_instr *in, const mf_case *cs);
+
+/* @return 1 if a case of instruction `from` can be fed to instruction `to`
+ * (same operand formats, K and scales). */
+int pool_compatible(const mf_instr *from, const mf_instr *to);
+
+/* Fill view[] with pointers to the entries compatible with `to` (at most
+ * max).  @return how many. */
+size_t pool_view(const pool *p, const mf_instr *to, const pool_entry **view, size_t max);
+
+#endif

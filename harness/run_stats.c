@@ -1,0 +1,142 @@
+/*
+ * run_stats.c - status line, JSON-lines stats and summary (see run_stats.h).
+ */
+#include "run_stats.h"
+
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+double rs_now(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+long long rs_total(const rs_stats *s, int field)
+{
+    long long t = 0;
+    for (int i = 0; i < s->n; i++) {
+        const rs_instr *p = &s->per[i];
+        t += field == RS_CASES ? p->cases : field == RS_MISMATCHES ? p->mismatches : field == RS_UNIQUE ? p->unique
+           : field == RS_NEW ? p->new_files : field == RS_NONDET ? p->nondet : p->tiles;
+    }
+    return t;
+}
+
+void rs_open(rs_stats *s, const char *out_dir)
+{
+    char path[1100];
+    snprintf(path, sizeof path, "%s/stats.jsonl", out_dir);
+    s->json = fopen(path, "a");
+    if (!s->json)
+        fprintf(stderr, "mmafuzz run: %s: cannot open for appending; no stats file this run\n", path);
+    s->tty = isatty(2);
+    s->t0 = s->last_print = s->last_json = rs_now();
+}
+
+/* "1.23M" style numbers for the status line. */
+static const char *human(double v, char *buf, size_t len)
+{
+    if (v >= 1e9)
+        snprintf(buf, len, "%.2fG", v * 1e-9);
+    else if (v >= 1e6)
+        snprintf(buf, len, "%.2fM", v * 1e-6);
+    else if (v >= 1e4)
+        snprintf(buf, len, "%.1fk", v * 1e-3);
+    else
+        snprintf(buf, len, "%.0f", v);
+    return buf;
+}
+
+static void json_line(rs_stats *s, double now)
+{
+    if (!s->json)
+        return;
+    double el = now - s->t0;
+    long long cases = rs_total(s, RS_CASES);
+    time_t wall = time(NULL);
+    fprintf(s->json,
+            "{\"unix_time\":%lld,\"elapsed_s\":%.3f,\"device\":\"%s\",\"seed\":%llu,\"cases\":%lld,\"tiles\":%lld,"
+            "\"dot_products_per_s\":%.0f,\"mismatches_total\":%lld,\"mismatches_unique\":%lld,\"new_files\":%lld,"
+            "\"nondeterministic\":%lld,\"instr\":{",
+            (long long)wall, el, s->device, s->seed, cases, rs_total(s, RS_TILES), el > 0 ? (double)cases / el : 0.0,
+            rs_total(s, RS_MISMATCHES), rs_total(s, RS_UNIQUE), rs_total(s, RS_NEW), rs_total(s, RS_NONDET));
+    for (int i = 0; i < s->n; i++) {
+        const rs_instr *p = &s->per[i];
+        fprintf(s->json, "%s\"%s\":{\"cases\":%lld,\"mismatches\":%lld,\"unique\":%lld,\"new_files\":%lld}",
+                i ? "," : "", p->in->name, p->cases, p->mismatches, p->unique, p->new_files);
+    }
+    fprintf(s->json, "}}\n");
+    fflush(s->json);
+}
+
+void rs_report(rs_stats *s, double period, int force)
+{
+    double now = rs_now();
+    int print = force || (s->tty ? now - s->last_print >= 0.5 : now - s->last_print >= period);
+    if (print) {
+        long long cases = rs_total(s, RS_CASES);
+        double dt = now - s->last_print;
+        double rate = dt > 0 ? (double)(cases - s->cases_at_print) / dt : 0;
+        double avg = now > s->t0 ? (double)cases / (now - s->t0) : 0;
+        char a[24], b[24], c[24];
+        /* the busiest instruction by mismatches, as a hint */
+        const rs_instr *top = NULL;
+        int active = 0;
+        for (int i = 0; i < s->n; i++) {
+            if (s->per[i].cases)
+                active++;
+            if (s->per[i].mismatches && (!top || s->per[i].mismatches > top->mismatches))
+                top = &s->per[i];
+        }
+        char line[512];
+        snprintf(line, sizeof line,
+                 "#%.0fs cases %s  %s dot products/s (now %s/s)  mismatches %lld unique / %lld total  "
+                 "new files %lld  instr %d/%d%s%s",
+                 now - s->t0, human((double)cases, a, sizeof a), human(avg, b, sizeof b), human(rate, c, sizeof c),
+                 rs_total(s, RS_UNIQUE), rs_total(s, RS_MISMATCHES), rs_total(s, RS_NEW), active, s->n,
+                 top ? "  most: " : "", top ? top->in->name : "");
+        if (s->tty)
+            fprintf(stderr, "\r%-150.150s", line);
+        else
+            fprintf(stderr, "%s\n", line);
+        s->last_print = now;
+        s->cases_at_print = cases;
+        s->rate_at_print = rate;
+    }
+    if (force || now - s->last_json >= period) {
+        json_line(s, now);
+        s->last_json = now;
+    }
+}
+
+void rs_summary(rs_stats *s, FILE *f, const char *why)
+{
+    double el = rs_now() - s->t0;
+    long long cases = rs_total(s, RS_CASES);
+    if (s->tty)
+        fprintf(stderr, "\n");
+    fprintf(f, "%-64s %12s %10s %8s %6s %5s %7s\n", "instruction", "cases", "mismatches", "minimzd", "unique", "new",
+            "min s");
+    for (int i = 0; i < s->n; i++) {
+        const rs_instr *p = &s->per[i];
+        fprintf(f, "%-64s %12lld %10lld %8lld %6lld %5lld %7.3f%s\n", p->in->name, p->cases, p->mismatches,
+                p->minimized, p->unique, p->new_files, p->minimized ? p->min_seconds / (double)p->minimized : 0.0,
+                p->dev_errors ? "  (device errors)" : "");
+    }
+    fprintf(f,
+            "done (%s): %lld cases in %.2f s = %.3g dot products/s (%d model threads), %lld tiles; "
+            "mismatches: %lld total, %lld unique, %lld new files, %lld non-deterministic\n",
+            why, cases, el, el > 0 ? (double)cases / el : 0.0, s->jobs, rs_total(s, RS_TILES), rs_total(s, RS_MISMATCHES),
+            rs_total(s, RS_UNIQUE), rs_total(s, RS_NEW), rs_total(s, RS_NONDET));
+}
+
+void rs_close(rs_stats *s)
+{
+    if (s->json)
+        fclose(s->json);
+    s->json = NULL;
+}

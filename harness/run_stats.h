@@ -1,0 +1,57 @@
+/*
+ * run_stats.h - what a fuzz campaign counts, and how it shows it: a status
+ * line on a terminal (plain periodic lines otherwise), a JSON-lines stats
+ * file in the output folder (one object per report, in the spirit of
+ * AFL++'s fuzzer_stats / plot_data) and the final summary.
+ */
+#ifndef MMAFUZZ_RUN_STATS_H
+#define MMAFUZZ_RUN_STATS_H
+
+#include "mmafuzz_model.h"
+
+#include <stdio.h>
+
+/* Counters of one instruction. */
+typedef struct rs_instr {
+    const mf_instr *in;
+    long long cases;       /* dot-product cases compared (one per output element) */
+    long long tiles;       /* MMA tiles run */
+    long long mismatches;  /* cases where device and model disagree */
+    long long minimized;   /* mismatches re-run and minimized (or filed as non-deterministic) */
+    long long unique;      /* distinct mismatch files this run saw */
+    long long new_files;   /* of which written by this run */
+    long long nondet;      /* filed as non-deterministic or context-dependent */
+    double min_seconds, min_max_seconds;
+    long long dev_errors;
+} rs_instr;
+
+typedef struct rs_stats {
+    rs_instr *per;
+    int n;
+    double t0, last_print, last_json;
+    long long cases_at_print;
+    double rate_at_print;
+    int tty;
+    FILE *json;  /* the JSON-lines file, or NULL */
+    const char *device;
+    unsigned long long seed;
+    int jobs;
+} rs_stats;
+
+/* @return seconds on a monotonic clock. */
+double rs_now(void);
+
+/* Open the stats file <out>/stats.jsonl (appending). */
+void rs_open(rs_stats *s, const char *out_dir);
+/* Print a status line (terminal: rewrite in place every 0.5 s; otherwise a
+ * plain line every `period` s) and append a JSON line every `period` s;
+ * force = 1 does both now. */
+void rs_report(rs_stats *s, double period, int force);
+/* The final summary: one line per instruction and the totals. */
+void rs_summary(rs_stats *s, FILE *f, const char *why);
+void rs_close(rs_stats *s);
+
+long long rs_total(const rs_stats *s, int field);
+enum { RS_CASES, RS_MISMATCHES, RS_UNIQUE, RS_NEW, RS_NONDET, RS_TILES };
+
+#endif

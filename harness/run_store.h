@@ -1,0 +1,91 @@
+/*
+ * run_store.h - the mismatch store: mismatches/<arch>/<qualifier>/<hash>.vec
+ * plus an index (index.tsv) of how often each was seen.
+ *
+ * Each file is named by XXH3-128 over the canonical serialization
+ *     "mmafuzz-case 1\n" + instruction name + "\n" + case line + "\n"
+ * where the case line is c=, a=, b= (and sa=, sb=) exactly as
+ * mf_vec_format_case writes them.  Files are written atomically and never
+ * overwritten; a mismatch seen again bumps its count in index.tsv.
+ */
+#ifndef MMAFUZZ_RUN_STORE_H
+#define MMAFUZZ_RUN_STORE_H
+
+#include "mmafuzz_model.h"
+
+#include <stddef.h>
+#include <stdint.h>
+
+#define ST_FORMAT_VERSION 1
+#define ST_HASH_HEX 33  /* 32 hex digits and a NUL */
+
+/* Canonical serialization of a case.  @return its length or -1 if buf is too small. */
+int st_canonical(const mf_instr *in, const mf_case *cs, char *buf, size_t len);
+/* XXH3-128 of the canonical serialization, as 32 lower-case hex digits
+ * (the canonical big-endian form, as `xxhsum -H2` prints it). */
+void st_hash(const mf_instr *in, const mf_case *cs, char hex[ST_HASH_HEX]);
+
+/* Path of a mismatch file under root. */
+void st_path(const char *root, const mf_instr *in, const char *hex, char *buf, size_t len);
+
+typedef struct st_entry {
+    char hex[ST_HASH_HEX];
+    char instr[160];
+    char sig[32];
+    long count;  /* as last read or written */
+    long delta;  /* seen by this process since the last flush */
+    int run_seen; /* for the caller: seen by this run */
+} st_entry;
+
+typedef struct store {
+    char root[1024];
+    st_entry *e;
+    size_t n, cap;
+    char **other;  /* index lines that did not parse, kept as they are */
+    size_t nother;
+    int dirty;
+} store;
+
+/* Open (create) a store under root and read its index.  @return 0 or -1. */
+int st_open(store *s, const char *root, char *err, size_t errlen);
+void st_close(store *s);
+
+/* @return the entry of hex, or NULL. */
+st_entry *st_find(store *s, const char *hex);
+
+/* File a mismatch with the full file text.  Writes <hash>.vec if it does
+ * not exist (never overwrites) and counts one sighting in the index.
+ * @return 1 if a new file was written, 0 if it was known, -1 on error. */
+int st_file(store *s, const mf_instr *in, const char *hex, const char *sig, const char *text, size_t len,
+            char *err, size_t errlen);
+
+/* Write the index (under a lock, merging with what other processes wrote).
+ * @return 0 or -1. */
+int st_flush(store *s, char *err, size_t errlen);
+
+/* ------------------------------------------------------------ reader */
+
+/* One case of a saved file, as the reader hands it out. */
+typedef struct st_case {
+    const char *path;
+    long line;
+    const mf_instr *in;
+    mf_case cs;
+    int has_d;
+    uint64_t d;         /* the recorded device output */
+    int has_model;
+    uint64_t model;     /* the model output recorded with it (free field model=) */
+    int original;       /* role=original: the case as first generated */
+    const char *header; /* the file's comment lines before the first case (may be "") */
+} st_case;
+
+/* Read every .vec / .vec.gz file under paths (files or folders).  Calls
+ * fn for each case of each file that reads completely; a file with any
+ * error (bad syntax, unknown instruction, a store file whose name is not
+ * the hash of its first case) is reported on stderr as FILE:LINE: what was
+ * expected, skipped as a whole and left untouched.
+ * @return the number of files skipped (0 when all were read), or -1 when
+ * fn asked to stop (returned non-zero). */
+long st_read(const char *const *paths, int npaths, int (*fn)(const st_case *c, void *ctx), void *ctx);
+
+#endif

@@ -1,0 +1,68 @@
+/*
+ * run_values.h - building and classifying values of each number format from
+ * their fields (sign, exponent, fraction), for the fuzz driver's generators,
+ * mutators and minimizer.  Formats are those of shared/DOMAIN.md section 2;
+ * everything here is integer arithmetic on bit patterns.
+ */
+#ifndef MMAFUZZ_RUN_VALUES_H
+#define MMAFUZZ_RUN_VALUES_H
+
+#include "mmafuzz_model.h"
+
+#include <stddef.h>
+#include <stdint.h>
+
+/* Field layout of a format's storage: value bits are
+ *   sign << sign_shift | E << exp_shift | frac << low   (low: ignored bits, 13 for tf32).
+ * Scale formats (ue8m0, ue4m3) have no sign; ue4m3's ignored top bit is not modelled here. */
+typedef struct rv_layout {
+    int bits, ebits, fbits, low;
+    int sign_shift; /* -1 when unsigned */
+    int exp_shift;
+    int bias;
+    int emin;       /* exponent of the smallest normal: 1 - bias (ue8m0: -127) */
+    int emax;       /* exponent of the largest finite value */
+    uint64_t max_frac_at_emax; /* fraction field of the largest finite value */
+    uint64_t mask;  /* all storage bits */
+} rv_layout;
+
+/* @return the layout of format f (f a real format). */
+const rv_layout *rv_get(mf_format f);
+
+/* Pack fields into a bit pattern (no checks). */
+uint64_t rv_pack(mf_format f, int sign, uint32_t E, uint64_t frac);
+/* Unpack a bit pattern into fields. */
+void rv_unpack(mf_format f, uint64_t x, int *sign, uint32_t *E, uint64_t *frac);
+
+/* A finite value: sign, exponent e of the leading bit, fraction pattern
+ * `frac` (fbits wide, below the leading 1).  e below emin gives a subnormal
+ * (the pattern shifted right, truncated; at least the smallest subnormal),
+ * e above emax gives the largest finite value.  Formats without -0 (fnuz)
+ * return +0 for a negative zero. */
+uint64_t rv_make(mf_format f, int sign, int e, uint64_t frac);
+
+/* The value sig * 2^exp (sig > 0) truncated toward zero into format f
+ * (clamped to the largest finite / smallest subnormal, as rv_make). */
+uint64_t rv_from_sig(mf_format f, int sign, uint64_t sig, int exp);
+
+/* +0 of format f (all formats: the all-zero pattern). */
+static inline uint64_t rv_zero(void) { return 0; }
+/* Largest finite value of format f with the given sign. */
+uint64_t rv_max_finite(mf_format f, int sign);
+
+/* Fill out[] with the special values of format f: zeros, infinities,
+ * several NaN payloads, smallest and largest subnormal, smallest normal,
+ * largest finite, +-1 and a few powers of two.  @return how many (<= max). */
+size_t rv_specials(mf_format f, uint64_t *out, size_t max);
+
+/* @return 1 if x is finite and not zero in format f. */
+int rv_is_finite_nonzero(mf_format f, uint64_t x);
+/* @return 1 if x is +0 or -0. */
+int rv_is_zero(mf_format f, uint64_t x);
+
+/* Signature class of a disagreement between two outputs of format fd
+ * (device, model): "nan-vs-number", "nan-payload", "inf", "zero-sign",
+ * "sign", "last-bit-rounding" (one unit in the last place apart) or "ulp>1". */
+const char *rv_signature(mf_format fd, uint64_t dev, uint64_t model);
+
+#endif

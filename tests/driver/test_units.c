@@ -1,0 +1,241 @@
+/*
+ * test_units.c - host tests of the fuzz driver's pieces.  Where each
+ * expected value comes from is said next to it.
+ */
+#include "mf_device.h"
+#include "run_fs.h"
+#include "run_gen.h"
+#include "run_minimize.h"
+#include "run_store.h"
+#include "run_values.h"
+#include "vecfile.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+static int failures;
+#define CHECK(cond, ...)                                                   \
+    do {                                                                   \
+        if (!(cond)) {                                                     \
+            printf("FAIL %s:%d: ", __FILE__, __LINE__);                    \
+            printf(__VA_ARGS__);                                           \
+            printf("\n");                                                  \
+            failures++;                                                    \
+        }                                                                  \
+    } while (0)
+
+static int has(const uint64_t *v, size_t n, uint64_t x)
+{
+    for (size_t i = 0; i < n; i++)
+        if (v[i] == x)
+            return 1;
+    return 0;
+}
+
+/* IEEE 754 binary16 / OCP e4m3 bit patterns, from the formats' definitions
+ * (shared/DOMAIN.md section 2). */
+static void test_specials(void)
+{
+    uint64_t v[40];
+    size_t n = rv_specials(MF_FMT_F16, v, 40);
+    static const uint64_t f16[] = {0x0000, 0x8000, 0x0001, 0x03FF, 0x0400, 0x3C00, 0xBC00, 0x7BFF, 0xFBFF, 0x7C00,
+                                   0xFC00, 0x7E00, 0x7C01, 0x7FFF};
+    for (size_t i = 0; i < sizeof f16 / sizeof f16[0]; i++)
+        CHECK(has(v, n, f16[i]), "f16 specials lack %04llx", (unsigned long long)f16[i]);
+    n = rv_specials(MF_FMT_E4M3, v, 40);
+    CHECK(has(v, n, 0x7E) && has(v, n, 0x7F) && has(v, n, 0xFF), "e4m3: max 0x7E (448), NaNs 0x7F and 0xFF");
+    CHECK(rv_max_finite(MF_FMT_E4M3, 0) == 0x7E, "e4m3 largest finite is 0x7E (448)");
+    CHECK(rv_max_finite(MF_FMT_E5M2FNUZ, 1) == 0xFF, "e5m2fnuz largest negative is 0xFF");
+    n = rv_specials(MF_FMT_E4M3FNUZ, v, 40);
+    CHECK(has(v, n, 0x80) && !has(v, n, 0x100), "e4m3fnuz: 0x80 is its NaN");
+    /* tf32: a NaN whose payload is only in the ignored low 13 bits (reads as Inf) */
+    n = rv_specials(MF_FMT_TF32, v, 40);
+    CHECK(has(v, n, 0x7F800001), "tf32 specials lack 0x7f800001");
+    /* rv_make: 1.5 * 2^3 in f16 = 0x4A00; 2^-24 = smallest subnormal 0x0001 */
+    CHECK(rv_make(MF_FMT_F16, 0, 3, 0x200) == 0x4A00, "rv_make f16 12.0");
+    CHECK(rv_make(MF_FMT_F16, 0, -24, 0) == 0x0001, "rv_make f16 2^-24");
+    CHECK(rv_make(MF_FMT_F16, 1, 99, 0) == 0xFBFF, "rv_make clamps to -65504");
+    /* 3 * 2^-1 = 1.5 in f32 = 0x3FC00000 */
+    CHECK(rv_from_sig(MF_FMT_F32, 0, 3, -1) == 0x3FC00000, "rv_from_sig 1.5");
+}
+
+/* Signature classes of pairs of f32 outputs (by the definitions in run_values.h). */
+static void test_signature(void)
+{
+    CHECK(!strcmp(rv_signature(MF_FMT_F32, 0x3F800000, 0x3F7FFFFF), "last-bit-rounding"), "1 vs 1-ulp");
+    CHECK(!strcmp(rv_signature(MF_FMT_F32, 0x3F800000, 0x3F7FFFFD), "ulp>1"), "3 ulps");
+    CHECK(!strcmp(rv_signature(MF_FMT_F32, 0x7FFFFFFF, 0x3F800000), "nan-vs-number"), "nan vs 1");
+    CHECK(!strcmp(rv_signature(MF_FMT_F32, 0x7F800000, 0x7F7FFFFF), "inf"), "inf vs max");
+    CHECK(!strcmp(rv_signature(MF_FMT_F32, 0x80000000, 0x00000000), "zero-sign"), "-0 vs +0");
+    CHECK(!strcmp(rv_signature(MF_FMT_F32, 0xBF800000, 0x3F800000), "sign"), "-1 vs 1");
+}
+
+/* A tile is a pure function of (seed, instruction, tile index). */
+static void test_reproducible(void)
+{
+    const mf_instr *in = mf_instr_find("hopper/mma.m16n8k16.f32.f16.f16.f32");
+    size_t na = 16 * 16 * 2, nb = 8 * 16 * 2, nc = 16 * 8 * 4;
+    unsigned char *buf[2][3];
+    for (int r = 0; r < 2; r++) {
+        buf[r][0] = calloc(2, na);
+        buf[r][1] = calloc(2, nb);
+        buf[r][2] = calloc(2, nc);
+    }
+    gen_mix mix;
+    gen_mix_default(&mix);
+    int kinds_seen = 0;
+    for (uint64_t t = 0; t < 200; t++) {
+        gen_ctx g[2];
+        for (int r = 0; r < 2; r++) {
+            g[r] = (gen_ctx){in, 16, 8, 16, 7, mix, NULL, 0, buf[r][0], buf[r][1], buf[r][2], NULL, NULL};
+            kinds_seen |= 1 << gen_tile(&g[r], t, (size_t)r);  /* same tile, different slots */
+        }
+        CHECK(!memcmp(buf[0][0], buf[1][0] + na, na) && !memcmp(buf[0][1], buf[1][1] + nb, nb) &&
+                  !memcmp(buf[0][2], buf[1][2] + nc, nc),
+              "tile %llu differs between two generations", (unsigned long long)t);
+    }
+    CHECK(kinds_seen == (1 << GEN_MUTATE) - 1, "not every generator ran in 200 tiles (mask %x)", kinds_seen);
+    char err[200];
+    gen_mix m;
+    CHECK(gen_mix_parse("uniform:2,bogus", &m, err, sizeof err) == -1 && strstr(err, "bogus"), "bad --mix item");
+    CHECK(gen_mix_parse("special:3,mutate", &m, err, sizeof err) == 0 && m.w[GEN_SPECIAL] == 3 && m.w[GEN_MUTATE] == 1,
+          "--mix parse");
+    for (int r = 0; r < 2; r++)
+        for (int q = 0; q < 3; q++)
+            free(buf[r][q]);
+}
+
+/* The minimizer with model:ampere as the device against hopper's row.
+ * Known mismatch, derived by hand from the T-FDPA rules (DOMAIN sections 3-4):
+ * c = -2^-25 (f32 0xb3000000), one product 1*1.  Ampere (F = 24) truncates
+ * c to 0 when aligned to e_max = 0, so d = 1.0 = 0x3f800000; hopper (F = 25)
+ * keeps it: 1 - 2^-25, truncated (RZ) to 23 bits = 0x3f7fffff.
+ * Extra products of 2^-24 * 2^-24 = 2^-48 lie below both F and do not matter;
+ * the minimizer must remove them and move the product to position 0. */
+static void test_minimize(void)
+{
+    const mf_instr *in = mf_instr_find("hopper/mma.m16n8k16.f32.f16.f16.f32");
+    mf_device *dev;
+    char err[300];
+    CHECK(mf_device_open("model:ampere", &dev, err, sizeof err) == 0, "open model:ampere: %s", err);
+    mz_dev z;
+    CHECK(mz_dev_init(&z, dev, in) == 0, "mz_dev_init");
+    mf_case cs;
+    memset(&cs, 0, sizeof cs);
+    cs.c = 0xb3000000;
+    cs.a[5] = cs.b[5] = 0x3c00;
+    for (int k = 8; k < 13; k++)
+        cs.a[k] = cs.b[k] = 0x0001;
+    uint64_t d;
+    CHECK(mz_dev_run(&z, &cs, 1, &d) == 0 && d == 0x3f800000, "ampere d = %llx", (unsigned long long)d);
+    CHECK(mf_eval(in, &cs) == 0x3f7fffff, "hopper d");
+    uint64_t runs[MZ_RERUNS];
+    CHECK(mz_recheck(&z, &cs, 0x3f800000, runs) == MZ_REPEATS, "the mismatch repeats");
+    CHECK(mz_recheck(&z, &cs, 0x3f800001, runs) == MZ_NONDETERMINISTIC, "a batch value that does not repeat");
+    mz_result res;
+    CHECK(mz_minimize(&z, &cs, &res) == 0, "minimize: %s", z.err);
+    mf_case want;
+    memset(&want, 0, sizeof want);
+    want.c = 0xb3000000;
+    want.a[0] = want.b[0] = 0x3c00;
+    CHECK(!memcmp(&res.cs, &want, sizeof want), "minimized to c=%llx a0=%llx b0=%llx, %d products",
+          (unsigned long long)res.cs.c, (unsigned long long)res.cs.a[0], (unsigned long long)res.cs.b[0],
+          res.products);
+    CHECK(res.d_dev == 0x3f800000 && res.d_model == 0x3f7fffff, "outputs of the minimized case");
+    /* a case that does not mismatch is left alone */
+    memset(&cs, 0, sizeof cs);
+    cs.a[0] = cs.b[0] = 0x3c00;
+    CHECK(mz_minimize(&z, &cs, &res) == 1, "agreeing case");
+    mz_dev_free(&z);
+    mf_device_close(dev);
+}
+
+static int count_case(const st_case *c, void *ctx)
+{
+    (void)c;
+    ++*(int *)ctx;
+    return 0;
+}
+
+static char *slurp(const char *path, size_t *n)
+{
+    char err[200];
+    return fs_read_all(path, n, err, sizeof err);
+}
+
+/* The store: hash names, no overwrite, counts, and the reader that skips a
+ * corrupt file without touching it. */
+static void test_store(const char *dir)
+{
+    char err[600], cmd[1200];
+    snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
+    CHECK(system(cmd) == 0, "clean %s", dir);
+    store st;
+    CHECK(st_open(&st, dir, err, sizeof err) == 0, "st_open: %s", err);
+    const mf_instr *in = mf_instr_find("hopper/mma.m16n8k16.f32.f16.f16.f32");
+    mf_case cs;
+    memset(&cs, 0, sizeof cs);
+    cs.c = 0xb3000000;
+    cs.a[0] = cs.b[0] = 0x3c00;
+    char hex[ST_HASH_HEX];
+    st_hash(in, &cs, hex);
+    char text[4096], line[2048];
+    mf_vec_format_case(in, &cs, NULL, line, sizeof line);
+    int n = snprintf(text, sizeof text, "# test\ninstr %s\n%s d=3f800000 model=3f7fffff\n", in->name, line);
+    CHECK(st_file(&st, in, hex, "last-bit-rounding", text, (size_t)n, err, sizeof err) == 1, "first filing is new");
+    CHECK(st_file(&st, in, hex, "last-bit-rounding", "other text", 10, err, sizeof err) == 0, "second is known");
+    CHECK(st_flush(&st, err, sizeof err) == 0, "flush: %s", err);
+    char path[1400];
+    st_path(dir, in, hex, path, sizeof path);
+    size_t len;
+    char *back = slurp(path, &len);
+    CHECK(back && len == (size_t)n && !memcmp(back, text, len), "the file was overwritten");
+    free(back);
+    st_close(&st);
+    CHECK(st_open(&st, dir, err, sizeof err) == 0 && st_find(&st, hex) && st_find(&st, hex)->count == 2,
+          "index count after two sightings");
+    st_close(&st);
+
+    /* corrupt files next to the good one: a bad hex digit, a truncated line,
+     * a file whose name is not the hash of its case */
+    char bad1[1500], bad2[1500], bad3[1500];
+    snprintf(bad1, sizeof bad1, "%s/%s/corrupt1.vec", dir, in->name);
+    snprintf(bad2, sizeof bad2, "%s/%s/corrupt2.vec", dir, in->name);
+    snprintf(bad3, sizeof bad3, "%s/%s/00000000000000000000000000000000.vec", dir, in->name);
+    const char *t1 = "instr hopper/mma.m16n8k16.f32.f16.f16.f32\nc=b300000g a=3c00 b=3c00\n";
+    char t2[4096], t3[4096];
+    snprintf(t2, sizeof t2, "instr %s\n%.*s\n", in->name, 30, line);
+    snprintf(t3, sizeof t3, "instr %s\n%s\n", in->name, line);
+    CHECK(fs_write_atomic(bad1, t1, strlen(t1), 0, err, sizeof err) == 0, "write bad1");
+    CHECK(fs_write_atomic(bad2, t2, strlen(t2), 0, err, sizeof err) == 0, "write bad2");
+    CHECK(fs_write_atomic(bad3, t3, strlen(t3), 0, err, sizeof err) == 0, "write bad3");
+    const char *paths[1] = {dir};
+    int ncases = 0;
+    long skipped = st_read(paths, 1, count_case, &ncases);
+    CHECK(skipped == 3, "st_read skipped %ld files, expected 3", skipped);
+    CHECK(ncases == 1, "st_read delivered %d cases, expected the good one", ncases);
+    char *b1 = slurp(bad1, &len);
+    CHECK(b1 && len == strlen(t1) && !memcmp(b1, t1, len), "corrupt file modified");
+    free(b1);
+    char *b3 = slurp(bad3, &len);
+    CHECK(b3 && len == strlen(t3), "misnamed file modified");
+    free(b3);
+}
+
+int main(int argc, char **argv)
+{
+    test_specials();
+    test_signature();
+    test_reproducible();
+    test_minimize();
+    test_store(argc > 1 ? argv[1] : "driver_units_store");
+    if (failures) {
+        printf("%d failures\n", failures);
+        return 1;
+    }
+    printf("ok\n");
+    return 0;
+}

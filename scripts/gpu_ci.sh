@@ -1,0 +1,57 @@
+#!/usr/bin/env bash
+# The GPU gate, for a machine with an NVIDIA GPU (CI runners labelled `gpu`):
+#   1. build;
+#   2. ctest -L gpu with MMAFUZZ_REQUIRE_GPU=1 (a missing GPU fails);
+#   3. a short fuzz run over every instruction the GPU runs;
+#   4. replay of corpus/golden/ and of the saved mismatches/.
+# Fails (exit 1) on any mismatch that is not already filed in mismatches/:
+# a new file from the fuzz run, or a golden case that no longer agrees.
+#   scripts/gpu_ci.sh [BUILD_DIR] [SECONDS]
+set -euo pipefail
+ROOT=$(cd "$(dirname "$0")/.." && pwd)
+BUILD=${1:-$ROOT/build-gpu}
+SECONDS_FUZZ=${2:-120}
+export MMAFUZZ_REQUIRE_GPU=1
+
+cmake -S "$ROOT" -B "$BUILD" -DCMAKE_BUILD_TYPE=Release
+cmake --build "$BUILD" -j"$(nproc)"
+ctest --test-dir "$BUILD" -L gpu --output-on-failure
+
+EXE=$BUILD/mmafuzz
+OUT=$BUILD/gpu-ci-mismatches
+rm -rf "$OUT"
+mkdir -p "$OUT"
+# known mismatches are not news: seed the store with the saved ones
+if [ -d "$ROOT/mismatches" ]; then
+    cp -r "$ROOT/mismatches/." "$OUT/"
+fi
+before=$(find "$OUT" -name '*.vec' | wc -l)
+set +e
+"$EXE" run --device cuda -max_total_time "$SECONDS_FUZZ" -seed "${MMAFUZZ_SEED:-$(date +%s)}" --out "$OUT" -report 30
+rc=$?
+set -e
+[ $rc -le 1 ] || { echo "gpu_ci: fuzz run failed (exit $rc)"; exit 1; }
+after=$(find "$OUT" -name '*.vec' | wc -l)
+status=0
+if [ "$after" -gt "$before" ]; then
+    echo "gpu_ci: $((after - before)) new mismatch file(s):"
+    find "$OUT" -name '*.vec' -newer "$OUT/index.tsv" -o -name '*.vec' -print | sort | tail -n $((after - before))
+    status=1
+fi
+if [ -d "$ROOT/corpus/golden" ]; then
+    if ! "$EXE" replay --device cuda "$ROOT/corpus/golden"; then
+        echo "gpu_ci: a golden case no longer agrees"
+        status=1
+    fi
+fi
+if [ -n "$(find "$ROOT/mismatches" -name '*.vec' 2>/dev/null)" ]; then
+    # saved mismatches: report what changed (fixed / device-changed); still-mismatching ones are known
+    set +e
+    "$EXE" replay --device cuda "$ROOT/mismatches" | tee "$BUILD/replay-mismatches.txt"
+    set -e
+    if grep -q ' device-changed: ' "$BUILD/replay-mismatches.txt"; then
+        echo "gpu_ci: a saved mismatch changed on the device"
+        status=1
+    fi
+fi
+exit $status

@@ -239,24 +239,24 @@ uint64_t mf_eval_f16_emu(const mf_instr *in, const mf_case *cs, const mf_trace *
                 *dst[j] = mf_round_pack(MF_FMT_F16, v[j]->sign, v[j]->sig, v[j]->exp - fr[j], 10, MF_RM_RNE);
         }
     }
+    /* Two chained passes from a zero accumulator, as ptxas emits them for
+     * sm_90 (SASS of the wrappers): K=32 is two HMMA.16816, K=16 two
+     * HMMA.1688; pass p takes the k with ((k >> 1) & 1) == p, because each
+     * f16 register unpacks two adjacent fp8 bytes (F2FP.F16.*.UNPACK_B of the
+     * low half, then of .H1). */
     uint64_t acc = mf_pack_zero(in->fd, 0);
-    if (in->k == 32) {
-        uint64_t sa[16], sb[16];
-        for (int pass = 0; pass < 2; pass++) {
-            int n = 0;
-            for (int k = 0; k < 32; k++)
-                if (((k >> 1) & 1) == pass) {
-                    sa[n] = a16[k];
-                    sb[n] = b16[k];
-                    n++;
-                }
-            MF_TRACE(tr, "HMMA.16816 pass %d over k = %d,%d,%d,%d,...", pass, 2 * pass, 2 * pass + 1,
-                      2 * pass + 4, 2 * pass + 5);
-            acc = t_fdpa_chunk(&h, h.fd, acc, sa, sb, 16, 0, 0, tr);
-        }
-    } else {
-        MF_TRACE(tr, "HMMA.16816 over k = 0..%d", in->k - 1);
-        acc = t_fdpa_chunk(&h, h.fd, acc, a16, b16, in->k, 0, 0, tr);
+    uint64_t sa[MF_KMAX / 2], sb[MF_KMAX / 2];
+    for (int pass = 0; pass < 2; pass++) {
+        int n = 0;
+        for (int k = 0; k < in->k; k++)
+            if (((k >> 1) & 1) == pass) {
+                sa[n] = a16[k];
+                sb[n] = b16[k];
+                n++;
+            }
+        mf_tracef(tr, "HMMA.168%d pass %d over k = %d,%d,%d,%d,...", n, pass, 2 * pass, 2 * pass + 1, 2 * pass + 4,
+                  2 * pass + 5);
+        acc = t_fdpa_chunk(&h, h.fd, acc, sa, sb, n, 0, 0, tr);
     }
     uint64_t d = mf_ieee_add(in->fd, acc, cs->c);
     MF_TRACE(tr, "IEEE add of c: 0x%llx + 0x%llx -> 0x%llx", (unsigned long long)acc,

@@ -32,7 +32,6 @@ typedef struct mf_kargs {
 /* One list per compilation target and the target's name ("sm_90a"). */
 typedef struct mf_cuda_target {
     const char *name;
-    int cc_major, cc_minor; /* the compute capability it runs on */
     const mf_cuda_kernel *kernels;
 } mf_cuda_target;
 

@@ -218,13 +218,18 @@ int mf_sass_expect(const mf_instr *in, const mf_variant *v, char *buf, size_t le
     switch (mf_ptx_kind_of(in, NULL)) {
     case MF_PTX_MMA_SYNC:
         if (in->fa == MF_FMT_F64) {
-            /* FP64 tensor core: DMMA.8x8x4 steps (larger shapes are several of them) */
-            n = snprintf(buf, len, "DMMA.8x8x4");
+            /* FP64 tensor core, one DMMA of the same shape; sm_80/sm_89 spell
+             * m8n8k4 "DMMA.884", sm_90 and later write "DMMA.8x8x4", "DMMA.16x8x16" */
+            if (in->arch >= MF_ARCH_HOPPER)
+                n = snprintf(buf, len, "DMMA.%dx%dx%d", in->m, in->n, in->k);
+            else
+                n = snprintf(buf, len, "DMMA.%d%d%d", in->m, in->n, in->k);
         } else if (is_8bit(in->fa) && (in->arch == MF_ARCH_HOPPER || in->arch == MF_ARCH_BLACKWELL)) {
-            /* no fp8 mma.sync unit on sm_90/sm_100: fp8 -> f16, then HMMA.16816 (DOMAIN section 5) */
-            n = snprintf(buf, len, "HMMA.16816.%s", acc);
+            /* no fp8 mma.sync unit on sm_90/sm_100: fp8 -> f16 (F2FP), then two
+             * chained HMMA: .16816 for K=32, .1688 for K=16 (DOMAIN section 5) */
+            n = snprintf(buf, len, "HMMA.%s.%s", in->k == 32 ? "16816" : "1688", acc);
         } else if (is_8bit(in->fa)) {
-            n = snprintf(buf, len, "QMMA.16832.%s.%s.%s", acc, sass_type(in->fa), sass_type(in->fb));
+            n = snprintf(buf, len, "QMMA.168%d.%s.%s.%s", in->k, acc, sass_type(in->fa), sass_type(in->fb));
         } else {
             const char *t = sass_type(in->fa);
             n = snprintf(buf, len, "HMMA.168%d.%s%s%s", in->k, acc, *t ? "." : "", t);

@@ -1,0 +1,272 @@
+/*
+ * gen_wrappers.c - writes the CUDA wrappers from the instruction table.
+ *
+ * usage: gen_wrappers OUTDIR TARGET...     (TARGET: sm_75, sm_80, sm_89, sm_90a, ...)
+ *
+ * For every table row whose compilation target (mf_device_target) is one of
+ * TARGETs and that has a PTX form (layout.h), it writes into
+ * OUTDIR/wrappers_<TARGET>.cu a small struct holding the row's fragment
+ * layouts and one inline-asm call of its PTX instruction, and one
+ * extern "C" __global__ kernel instantiating the generic loop of kernels.cuh.
+ * It also writes OUTDIR/wrappers_targets.cu (the list of lists) and
+ * OUTDIR/wrappers.tsv (symbol, instruction, variant, target, expected SASS
+ * opcode) for the SASS check.  Nothing here is per instruction: every line
+ * comes from the table row and layout.c.
+ */
+#include "layout.h"
+#include "mf_device.h"
+
+#define _GNU_SOURCE /* open_memstream */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* Output goes to memory first; a file is rewritten only when its text
+ * changes, so that an unchanged wrapper is not compiled again. */
+typedef struct out {
+    FILE *f;
+    char *buf;
+    size_t len;
+    char path[1024];
+} out;
+
+static FILE *out_open(out *o, const char *path)
+{
+    snprintf(o->path, sizeof o->path, "%s", path);
+    o->buf = NULL;
+    o->len = 0;
+    o->f = open_memstream(&o->buf, &o->len);
+    if (!o->f) {
+        perror("open_memstream");
+        exit(2);
+    }
+    return o->f;
+}
+
+static void out_close(out *o)
+{
+    fclose(o->f);
+    FILE *old = fopen(o->path, "rb");
+    if (old) {
+        char *prev = malloc(o->len + 1);
+        size_t n = prev ? fread(prev, 1, o->len + 1, old) : 0;
+        fclose(old);
+        int same = prev && n == o->len && !memcmp(prev, o->buf, o->len);
+        free(prev);
+        if (same) {
+            free(o->buf);
+            return;
+        }
+    }
+    char tmp[1100];
+    snprintf(tmp, sizeof tmp, "%s.tmp", o->path);
+    FILE *f = fopen(tmp, "wb");
+    if (!f || fwrite(o->buf, 1, o->len, f) != o->len || fclose(f) || rename(tmp, o->path)) {
+        perror(o->path);
+        exit(2);
+    }
+    free(o->buf);
+}
+
+/* Bytes of one element in registers and in the ABI arrays. */
+static int ebytes(mf_format f) { return (int)mf_abi_elem_bytes(f); }
+
+/* Symbol of a wrapper: mf_k_<arch>__<qualifier with '.'->'_'>[__variant]. */
+static void symbol(const mf_instr *in, const char *variant, char *buf, size_t len)
+{
+    int n = snprintf(buf, len, "mf_k_%s__%s", mf_arch_name(in->arch), in->qualifier);
+    if (variant && *variant)
+        snprintf(buf + n, len - (size_t)n, "__%s", variant);
+    for (char *p = buf; *p; p++)
+        if (*p == '.' || *p == ',')
+            *p = '_';
+}
+
+static void put_layout(FILE *f, const char *name, const mf_frag_layout *L)
+{
+    fprintf(f, "    __host__ __device__ static constexpr mf_frag_layout %s() { return mf_frag_layout{%d, %d, %d, %d, %d, %d, {", name, L->g_row, L->g_col, L->t_row,
+            L->t_col, L->w_row, L->nbits);
+    for (int b = 0; b < MF_LAYOUT_MAXBITS; b++)
+        fprintf(f, "%s%d", b ? ", " : "", L->row_step[b]);
+    fprintf(f, "}, {");
+    for (int b = 0; b < MF_LAYOUT_MAXBITS; b++)
+        fprintf(f, "%s%d", b ? ", " : "", L->col_step[b]);
+    fprintf(f, "}}; }\n");
+}
+
+/* Inline-asm constraint and conversion for a register of an operand. */
+static const char *reg_constraint(mf_format f) { return f == MF_FMT_F64 ? "d" : f == MF_FMT_F32 ? "f" : "r"; }
+static const char *to_reg(mf_format f) { return f == MF_FMT_F64 ? "__longlong_as_double((long long)" : f == MF_FMT_F32 ? "__uint_as_float(" : "("; }
+
+/* Write "{%s,%s,...}" with n consecutive operand numbers from *next. */
+static void put_group(FILE *f, int n, int *next)
+{
+    fputc('{', f);
+    for (int i = 0; i < n; i++)
+        fprintf(f, "%s%%%d", i ? "," : "", (*next)++);
+    fputc('}', f);
+}
+
+/* One struct W_<id> per (row, variant) and its kernel. */
+static void put_wrapper(FILE *f, const mf_instr *in, const char *variant, int id, FILE *tsv, const char *target,
+                        char (*entries)[640], int *nentries)
+{
+    mf_variant v;
+    mf_wrap_shape s;
+    char ptx[160], sym[200], sass[96];
+    if (mf_variant_parse(in, variant, &v) || mf_wrap_shape_of(in, &v, &s) || mf_ptx_text(in, &v, ptx, sizeof ptx) ||
+        mf_sass_expect(in, &v, sass, sizeof sass)) {
+        fprintf(stderr, "gen_wrappers: %s variant '%s' has no wrapper shape\n", in->name, variant);
+        exit(1);
+    }
+    symbol(in, variant, sym, sizeof sym);
+    int wide = in->fa == MF_FMT_F64;             /* 64-bit registers throughout */
+    int rbytes = wide ? 8 : 4;
+    int ra = ((1 << s.a.nbits) * ebytes(in->fa) + rbytes - 1) / rbytes;
+    int rb = ((1 << s.b.nbits) * ebytes(in->fb) + rbytes - 1) / rbytes;
+    int rc = ((1 << s.cd.nbits) * ebytes(in->fc) + rbytes - 1) / rbytes;
+    int rd = ((1 << s.cd.nbits) * ebytes(in->fd) + rbytes - 1) / rbytes;
+    fprintf(f, "\n/* %s%s%s: %s */\nstruct W_%d {\n", in->name, *variant ? " variant " : "", variant, ptx, id);
+    fprintf(f, "    typedef %s reg_t;\n", wide ? "unsigned long long" : "unsigned int");
+    fprintf(f, "    enum { M = %d, N = %d, K = %d, EA = %d, EB = %d, EC = %d, ED = %d, RA = %d, RB = %d, RC = %d, RD = %d,"
+               " A_REGS = %d };\n",
+            s.m, s.n, s.k, ebytes(in->fa), ebytes(in->fb), ebytes(in->fc), ebytes(in->fd), ra, rb, rc, rd, s.a_in_regs);
+    put_layout(f, "LA", &s.a);
+    if (s.kind == MF_PTX_MMA_SYNC)
+        put_layout(f, "LB", &s.b);
+    put_layout(f, "LCD", &s.cd);
+    int next = 0;
+    const char *dc = reg_constraint(in->fd);
+    if (s.kind == MF_PTX_MMA_SYNC) {
+        fprintf(f, "    __device__ __forceinline__ static void mma(reg_t (&d)[RD], const reg_t (&a)[RA], const reg_t (&b)[RB],"
+                   " const reg_t (&c)[RC])\n    {\n");
+        const char *dt = in->fd == MF_FMT_F64 ? "double" : in->fd == MF_FMT_F32 ? "float" : "unsigned int";
+        fprintf(f, "        %s t[RD];\n        asm volatile(\"%s \"\n            \"", dt, ptx);
+        put_group(f, rd, &next);
+        fputs(", ", f);
+        put_group(f, ra, &next);
+        fputs(", ", f);
+        put_group(f, rb, &next);
+        fputs(", ", f);
+        put_group(f, rc, &next);
+        fprintf(f, ";\"\n            : ");
+        for (int i = 0; i < rd; i++)
+            fprintf(f, "%s\"=%s\"(t[%d])", i ? ", " : "", dc, i);
+        fprintf(f, "\n            : ");
+        for (int i = 0; i < ra; i++)
+            fprintf(f, "%s\"%s\"(%sa[%d]))", i ? ", " : "", reg_constraint(in->fa), to_reg(in->fa), i);
+        for (int i = 0; i < rb; i++)
+            fprintf(f, ", \"%s\"(%sb[%d]))", reg_constraint(in->fb), to_reg(in->fb), i);
+        for (int i = 0; i < rc; i++)
+            fprintf(f, ", \"%s\"(%sc[%d]))", reg_constraint(in->fc), to_reg(in->fc), i);
+        fprintf(f, ");\n");
+        if (in->fd == MF_FMT_F64)
+            fprintf(f, "#pragma unroll\n        for (int i = 0; i < RD; i++) d[i] = (reg_t)__double_as_longlong(t[i]);\n");
+        else if (in->fd == MF_FMT_F32)
+            fprintf(f, "#pragma unroll\n        for (int i = 0; i < RD; i++) d[i] = __float_as_uint(t[i]);\n");
+        else
+            fprintf(f, "#pragma unroll\n        for (int i = 0; i < RD; i++) d[i] = t[i];\n");
+        fprintf(f, "    }\n};\n");
+    } else {
+        /* wgmma: D is read and written (scale-d = 1: D = A*B + D, D loaded with C) */
+        int ab16 = in->fa == MF_FMT_F16 || in->fa == MF_FMT_BF16; /* takes imm-trans operands */
+        fprintf(f, "    __device__ __forceinline__ static void mma(reg_t (&d)[RD], const reg_t (&a)[RA], unsigned long long "
+                   "desc_a, unsigned long long desc_b)\n    {\n");
+        if (in->fd == MF_FMT_F32)
+            fprintf(f, "        float t[RD];\n#pragma unroll\n        for (int i = 0; i < RD; i++) t[i] = __uint_as_float(d[i]);\n");
+        else
+            fprintf(f, "        unsigned int t[RD];\n#pragma unroll\n        for (int i = 0; i < RD; i++) t[i] = d[i];\n");
+        fprintf(f, "        (void)a; (void)desc_a;\n");
+        fprintf(f, "        asm volatile(\"{\\n.reg .pred p;\\nsetp.ne.b32 p, %%%d, 0;\\n%s \"\n            \"",
+                rd + (s.a_in_regs ? ra : 1) + 1, ptx);
+        put_group(f, rd, &next);
+        if (s.a_in_regs) {
+            fputs(", ", f);
+            put_group(f, ra, &next);
+        } else {
+            fprintf(f, ", %%%d", next++);
+        }
+        fprintf(f, ", %%%d, p, 1, 1%s;\\n}\\n\"\n            : ", next++,
+                ab16 ? (s.a_in_regs ? ", 0" : ", 0, 0") : "");
+        for (int i = 0; i < rd; i++)
+            fprintf(f, "%s\"+%s\"(t[%d])", i ? ", " : "", dc, i);
+        fprintf(f, "\n            : ");
+        if (s.a_in_regs)
+            for (int i = 0; i < ra; i++)
+                fprintf(f, "\"r\"(a[%d]), ", i);
+        else
+            fprintf(f, "\"l\"(desc_a), ");
+        fprintf(f, "\"l\"(desc_b), \"r\"(1)\n            : \"memory\");\n");
+        if (in->fd == MF_FMT_F32)
+            fprintf(f, "#pragma unroll\n        for (int i = 0; i < RD; i++) d[i] = __float_as_uint(t[i]);\n");
+        else
+            fprintf(f, "#pragma unroll\n        for (int i = 0; i < RD; i++) d[i] = t[i];\n");
+        fprintf(f, "    }\n};\n");
+    }
+    int wgs = 2; /* warpgroups per block */
+    int threads = s.kind == MF_PTX_WGMMA ? 128 * wgs : 256;
+    int per_block = s.kind == MF_PTX_WGMMA ? wgs : threads / 32;
+    int smem = s.kind == MF_PTX_WGMMA ? wgs * (64 * in->k * ebytes(in->fa) + s.n * in->k * ebytes(in->fb)) : 0;
+    fprintf(f, "extern \"C\" __global__ void __launch_bounds__(%d) %s(mf_kargs g) { %s<W_%d>(g); }\n", threads, sym,
+            s.kind == MF_PTX_WGMMA ? "mf_wgmma_tiles" : "mf_mma_sync_tiles", id);
+    snprintf(entries[(*nentries)++], 640, "    {\"%s\", \"%s\", \"%s\", (const void *)%s, %d, %d, %d},", in->name, variant,
+             sym, sym, threads, per_block, smem);
+    fprintf(tsv, "%s\t%s\t%s\t%s\t%s\n", sym, in->name, *variant ? variant : "-", target, sass);
+}
+
+int main(int argc, char **argv)
+{
+    if (argc < 3) {
+        fprintf(stderr, "usage: gen_wrappers OUTDIR TARGET...\n");
+        return 2;
+    }
+    const char *outdir = argv[1];
+    char path[1024];
+    out otsv, ocu, otg;
+    snprintf(path, sizeof path, "%s/wrappers.tsv", outdir);
+    FILE *tsv = out_open(&otsv, path);
+    fprintf(tsv, "# symbol\tinstruction\tvariant\ttarget\texpected SASS opcode (generated from the table)\n");
+    static char entries[1024][640];
+    for (int t = 2; t < argc; t++) {
+        const char *target = argv[t];
+        snprintf(path, sizeof path, "%s/wrappers_%s.cu", outdir, target);
+        FILE *f = out_open(&ocu, path);
+        fprintf(f, "/* Generated by gen_wrappers from model/instr_table.def: do not edit. */\n"
+                   "#include \"kernels.cuh\"\n\nnamespace {\n");
+        int nentries = 0, id = 0;
+        for (size_t i = 0; i < mf_instr_count; i++) {
+            const mf_instr *in = &mf_instr_table[i];
+            const char *tg = mf_device_target(in, NULL);
+            mf_ptx_kind kind = mf_ptx_kind_of(in, NULL);
+            if (!tg || strcmp(tg, target) || kind == MF_PTX_NONE)
+                continue;
+            if (kind == MF_PTX_WGMMA)
+                for (int v = 0; mf_wgmma_variants[v]; v++)
+                    put_wrapper(f, in, mf_wgmma_variants[v], id++, tsv, target, entries, &nentries);
+            else
+                put_wrapper(f, in, "", id++, tsv, target, entries, &nentries);
+            if (nentries > 1000) {
+                fprintf(stderr, "gen_wrappers: too many wrappers\n");
+                return 2;
+            }
+        }
+        fprintf(f, "\n} /* namespace */\n\nextern \"C\" const mf_cuda_kernel mf_cuda_kernels_%s[] = {\n", target);
+        for (int e = 0; e < nentries; e++)
+            fprintf(f, "%s\n", entries[e]);
+        fprintf(f, "    {0, 0, 0, 0, 0, 0, 0}};\n");
+        out_close(&ocu);
+    }
+    /* the list of lists */
+    snprintf(path, sizeof path, "%s/wrappers_targets.cu", outdir);
+    FILE *f = out_open(&otg, path);
+    fprintf(f, "/* Generated by gen_wrappers: do not edit. */\n#include \"kernel_registry.h\"\n\n");
+    for (int t = 2; t < argc; t++)
+        fprintf(f, "extern \"C\" const mf_cuda_kernel mf_cuda_kernels_%s[];\n", argv[t]);
+    fprintf(f, "\nextern \"C\" const mf_cuda_target mf_cuda_targets[] = {\n");
+    for (int t = 2; t < argc; t++)
+        fprintf(f, "    {\"%s\", mf_cuda_kernels_%s},\n", argv[t], argv[t]);
+    fprintf(f, "};\nextern \"C\" const int mf_cuda_target_count = %d;\n", argc - 2);
+    out_close(&otg);
+    out_close(&otsv);
+    return 0;
+}

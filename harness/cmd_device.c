@@ -1,0 +1,274 @@
+/*
+ * cmd_device.c - the device subcommands: `devices` (what is present and what
+ * runs on it) and `record` (run generated cases on a device and write them,
+ * with the device's d, as a .vec file).
+ */
+#include "casegen.h"
+#include "cli.h"
+#include "layout.h"
+#include "mf_device.h"
+#include "vecfile.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+/* Same matching rule as `mmafuzz list`: a glob if PATTERN has * ? [, else an
+ * exact name, else a substring. */
+static int name_matches(const char *pattern, const char *name)
+{
+    if (!pattern)
+        return 1;
+    if (strpbrk(pattern, "*?["))
+        return mf_glob_match(pattern, name);
+    if (mf_instr_find(pattern))
+        return !strcmp(pattern, name);
+    return strstr(name, pattern) != NULL;
+}
+
+/* ---------------------------------------------------------------- devices */
+
+int cmd_devices(int argc, char **argv)
+{
+    const char *pattern = NULL;
+    for (int i = 1; i < argc; i++) {
+        if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-help")) {
+            printf("usage: mmafuzz devices [PATTERN]\n\n"
+                   "Lists the GPUs present (name, architecture, driver and runtime versions) and, for each\n"
+                   "NVIDIA instruction of the table (or those matching PATTERN), whether it runs on each GPU:\n"
+                   "'runs' with its variants, or why not (other architecture, model-only, no wrapper).\n");
+            return 0;
+        }
+        if (pattern) {
+            fprintf(stderr, "mmafuzz devices: one pattern at most\n");
+            return 2;
+        }
+        pattern = argv[i];
+    }
+    int ncuda = mf_device_count(MF_BACKEND_CUDA);
+    mf_device *devs[16];
+    int ndev = 0;
+    printf("CUDA devices: %d\n", ncuda);
+    for (int d = 0; d < ncuda && ndev < 16; d++) {
+        char spec[32], err[512];
+        snprintf(spec, sizeof spec, "cuda:%d", d);
+        if (mf_device_open(spec, &devs[ndev], err, sizeof err)) {
+            printf("  %s: cannot open: %s\n", spec, err);
+            continue;
+        }
+        const mf_device_info *di = mf_device_get_info(devs[ndev]);
+        printf("  %s: %s  %s  table architecture %s  %s  %s\n", spec, di->name, di->arch,
+               di->model_arch < MF_ARCH_COUNT ? mf_arch_name(di->model_arch) : "(none)", di->driver, di->runtime);
+        ndev++;
+    }
+    printf("\n%-58s %-8s %s\n", "instruction", "target", ncuda ? "status per device" : "status (no CUDA device present)");
+    size_t shown = 0, runnable = 0;
+    for (size_t i = 0; i < mf_instr_count; i++) {
+        const mf_instr *in = &mf_instr_table[i];
+        if (mf_arch_is_amd(in->arch) || !name_matches(pattern, in->name))
+            continue;
+        const char *why_t, *why_w;
+        const char *target = mf_device_target(in, &why_t);
+        mf_ptx_kind kind = mf_ptx_kind_of(in, &why_w);
+        printf("%-58s %-8s", in->name, target ? target : "-");
+        shown++;
+        if (!target) {
+            printf(" %s\n", why_t);
+            continue;
+        }
+        if (kind == MF_PTX_NONE) {
+            printf(" model-only: %s\n", why_w);
+            continue;
+        }
+        if (!ndev) {
+            printf(" wrapped; needs a %s GPU\n", target);
+            continue;
+        }
+        for (int d = 0; d < ndev; d++) {
+            char vs[128] = "";
+            size_t pos = 0;
+            int any = 0;
+            for (int v = 0; kind == MF_PTX_WGMMA ? mf_wgmma_variants[v] != NULL : v == 0; v++) {
+                const char *vn = kind == MF_PTX_WGMMA ? mf_wgmma_variants[v] : "";
+                if (mf_device_supports(devs[d], in, vn)) {
+                    any = 1;
+                    int w = snprintf(vs + pos, sizeof vs - pos, "%s%s", pos ? " " : "", *vn ? vn : "default");
+                    if (w > 0 && (size_t)w < sizeof vs - pos)
+                        pos += (size_t)w;
+                }
+            }
+            if (any) {
+                runnable++;
+                printf(" cuda:%d runs (%s)", d, kind == MF_PTX_WGMMA ? vs : "mma.sync");
+            } else {
+                printf(" cuda:%d no (needs %s)", d, target);
+            }
+        }
+        printf("\n");
+    }
+    for (int d = 0; d < ndev; d++)
+        mf_device_close(devs[d]);
+    if (!shown && pattern) {
+        fprintf(stderr, "mmafuzz devices: no NVIDIA instruction matches '%s'\n", pattern);
+        return 1;
+    }
+    if (ndev)
+        printf("\n%zu of %zu instructions run here\n", runnable, shown);
+    return 0;
+}
+
+/* ----------------------------------------------------------------- record */
+
+static void record_usage(FILE *f)
+{
+    fprintf(f, "usage: mmafuzz record [--device SPEC] --instr PATTERN [-runs N] [-seed S] [--variant V]\n"
+               "                      [-max_total_time SEC] --out FILE.vec\n");
+}
+
+/* Record `runs` cases of one instruction: tile t of the run contributes its
+ * output (i, j) drawn from (seed, t).  @return 0, 1 on a device error. */
+static int record_one(mf_device *dev, const mf_instr *in, const char *variant, long long runs, unsigned long long seed,
+                      FILE *out, double deadline)
+{
+    int m, n, k;
+    char err[512];
+    if (mf_device_tile_shape(dev, in, variant, &m, &n, &k))
+        return 1;
+    size_t S = in->n_scales;
+    size_t batch = 4096;
+    size_t ba = batch * (size_t)m * k, bb = batch * (size_t)n * k, bc = batch * (size_t)m * n;
+    void *A = malloc(ba * mf_abi_elem_bytes(in->fa)), *B = malloc(bb * mf_abi_elem_bytes(in->fb));
+    void *C = malloc(bc * mf_abi_elem_bytes(in->fc)), *D = malloc(bc * mf_abi_elem_bytes(in->fd));
+    void *SA = S ? malloc(batch * m * S * mf_abi_elem_bytes(in->fs)) : NULL;
+    void *SB = S ? malloc(batch * n * S * mf_abi_elem_bytes(in->fs)) : NULL;
+    int rc = 0;
+    if (!A || !B || !C || !D || (S && (!SA || !SB))) {
+        fprintf(stderr, "mmafuzz record: out of memory\n");
+        rc = 1;
+    }
+    fprintf(out, "instr %s\n", in->name);
+    char line[16384];
+    for (long long done = 0; !rc && done < runs;) {
+        if (deadline > 0 && (double)time(NULL) >= deadline)
+            break;
+        size_t nt = (size_t)(runs - done) < batch ? (size_t)(runs - done) : batch;
+        mf_casegen_tiles(in, m, n, k, seed, (uint64_t)done, nt, A, B, C, SA, SB);
+        if (mf_device_run_tiles(dev, in, variant, nt, A, B, C, SA, SB, D, err, sizeof err)) {
+            fprintf(stderr, "mmafuzz record: %s\n", err);
+            rc = 1;
+            break;
+        }
+        for (size_t t = 0; t < nt; t++) {
+            uint64_t st = seed ^ (0xA5A5A5A5ull + (uint64_t)done + t) * 0x9E3779B97F4A7C15ull;
+            uint64_t r = mf_splitmix64(&st);
+            int i = (int)(r % (uint64_t)m), j = (int)((r >> 32) % (uint64_t)n);
+            mf_case cs;
+            mf_tile_get_case(in, m, n, k, A, B, C, SA, SB, t, i, j, &cs);
+            uint64_t d = mf_abi_get(in->fd, D, (t * (size_t)m + (size_t)i) * (size_t)n + (size_t)j);
+            if (mf_vec_format_case(in, &cs, &d, line, sizeof line) < 0) {
+                fprintf(stderr, "mmafuzz record: case line too long\n");
+                rc = 1;
+                break;
+            }
+            fprintf(out, "%s\n", line);
+        }
+        done += (long long)nt;
+    }
+    free(A);
+    free(B);
+    free(C);
+    free(D);
+    free(SA);
+    free(SB);
+    return rc;
+}
+
+int cmd_record(int argc, char **argv)
+{
+    const char *spec = "cuda", *pattern = NULL, *outpath = NULL, *variant = NULL;
+    long long runs = 1000, seed = 1, max_time = 0;
+    for (int i = 1; i < argc; i++) {
+        int rc;
+        if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-help")) {
+            record_usage(stdout);
+            printf("\nRuns N generated cases (default 1000) of each instruction matching PATTERN that the\n"
+                   "device can run (SPEC: cuda[:N], or model:ARCH to record the model of ARCH), and\n"
+                   "writes them as .vec lines with the device's d (the file is written whole or not at\n"
+                   "all).  Case t comes from tile t of the run -seed S (input mixes rotate over random\n"
+                   "bits, special values, subnormals, near-cancellation, alignment at F bits, overflow\n"
+                   "edges, zero signs and a per-element mixture), so (S, t) reproduces it.  --variant\n"
+                   "picks a wgmma variant (n256, a_reg, n256,a_reg); cases keep the canonical name.\n"
+                   "Exit status: 0 written, 1 device error or nothing runnable, 2 bad usage.\n");
+            return 0;
+        }
+        if ((rc = cli_opt_str(argc, argv, &i, "device", &spec)) || (rc = cli_opt_str(argc, argv, &i, "instr", &pattern)) ||
+            (rc = cli_opt_str(argc, argv, &i, "out", &outpath)) ||
+            (rc = cli_opt_str(argc, argv, &i, "variant", &variant)) ||
+            (rc = cli_opt_long(argc, argv, &i, "runs", &runs)) || (rc = cli_opt_long(argc, argv, &i, "seed", &seed)) ||
+            (rc = cli_opt_long(argc, argv, &i, "max_total_time", &max_time))) {
+            if (rc < 0)
+                return 2;
+            continue;
+        }
+        fprintf(stderr, "mmafuzz record: unknown argument '%s'\n", argv[i]);
+        record_usage(stderr);
+        return 2;
+    }
+    if (!pattern || !outpath) {
+        fprintf(stderr, "mmafuzz record: --instr and --out are required\n");
+        record_usage(stderr);
+        return 2;
+    }
+    if (runs < 1 || max_time < 0) {
+        fprintf(stderr, "mmafuzz record: -runs must be positive and -max_total_time not negative\n");
+        return 2;
+    }
+    mf_device *dev;
+    char err[512];
+    if (mf_device_open(spec, &dev, err, sizeof err)) {
+        fprintf(stderr, "mmafuzz record: %s\n", err);
+        return 1;
+    }
+    char tmp[4096];
+    snprintf(tmp, sizeof tmp, "%s.tmp", outpath);
+    FILE *out = fopen(tmp, "w");
+    if (!out) {
+        fprintf(stderr, "mmafuzz record: %s: %s\n", tmp, strerror(errno));
+        mf_device_close(dev);
+        return 2;
+    }
+    const mf_device_info *di = mf_device_get_info(dev);
+    fprintf(out, "# recorded by mmafuzz %s record on %s (%s; %s; %s)\n", MF_VERSION, di->name, di->arch, di->driver,
+            di->runtime);
+    fprintf(out, "# -seed %lld -runs %lld%s%s: case t is output (i,j) of tile t of the run, input mix t %% %d\n", seed,
+            runs, variant ? " --variant " : "", variant ? variant : "", (int)MF_MIX_COUNT);
+    double deadline = max_time ? (double)time(NULL) + (double)max_time : 0;
+    int status = 0, recorded = 0;
+    for (size_t i = 0; i < mf_instr_count && !status; i++) {
+        const mf_instr *in = &mf_instr_table[i];
+        if (!name_matches(pattern, in->name))
+            continue;
+        if (!mf_device_supports(dev, in, variant)) {
+            fprintf(stderr, "mmafuzz record: %s: not runnable on %s, skipped\n", in->name, di->name);
+            continue;
+        }
+        status = record_one(dev, in, variant, runs, (unsigned long long)seed, out, deadline);
+        recorded++;
+    }
+    if (!recorded && !status)
+        fprintf(stderr, "mmafuzz record: no instruction matching '%s' runs on %s\n", pattern, di->name);
+    mf_device_close(dev);
+    if (fclose(out) != 0 || status || !recorded) {
+        remove(tmp);
+        return 1;
+    }
+    if (rename(tmp, outpath)) {
+        fprintf(stderr, "mmafuzz record: rename %s -> %s: %s\n", tmp, outpath, strerror(errno));
+        remove(tmp);
+        return 2;
+    }
+    fprintf(stderr, "mmafuzz record: %d instruction(s) written to %s\n", recorded, outpath);
+    return 0;
+}

@@ -1,0 +1,93 @@
+#!/usr/bin/env python3
+"""sass_check.py - each CUDA wrapper issues the instruction it claims.
+
+usage: sass_check.py MANIFEST LIBRARY
+
+MANIFEST is wrappers.tsv, written by gen_wrappers from the instruction table:
+one line per wrapper kernel with the SASS opcode its table row must compile to
+(layout.c, mf_sass_expect).  LIBRARY is the static library holding the
+wrappers.  cuobjdump (no GPU needed; on PATH, in NVDISASM/CUOBJDUMP env vars,
+or from the PyPI package nvidia-cuda-cuobjdump with nvidia-cuda-nvdisasm)
+disassembles it; every wrapper must contain its expected opcode and no other
+matrix opcode family (HMMA/HGMMA/QGMMA/QMMA/DMMA).
+
+Exit 0: all match; 1: a mismatch; 77: the wrappers were not built (no CUDA
+toolkit at build time), so there is nothing to check.
+"""
+import os
+import re
+import shutil
+import subprocess
+import sys
+
+
+def find_tool(name):
+    path = shutil.which(name)
+    if path:
+        return path
+    try:
+        import nvidia  # the PyPI nvidia-cuda-* packages install under nvidia/cu13/bin
+        for root in nvidia.__path__:
+            for sub in ("cu13", "cu12", "cuda_cuobjdump", "cuda_nvdisasm"):
+                cand = os.path.join(root, sub, "bin", name)
+                if os.path.exists(cand):
+                    return cand
+    except ImportError:
+        pass
+    return None
+
+
+def main():
+    if len(sys.argv) != 3:
+        print(__doc__)
+        return 2
+    manifest, lib = sys.argv[1], sys.argv[2]
+    if not os.path.exists(manifest) or not os.path.exists(lib):
+        print("SKIP: CUDA wrappers not built (no CUDA compiler at build time)")
+        return 77
+    cuobjdump = os.environ.get("CUOBJDUMP") or find_tool("cuobjdump")
+    nvdisasm = find_tool("nvdisasm")
+    if not cuobjdump:
+        print("FAIL: wrappers were built but cuobjdump is missing (pip install nvidia-cuda-cuobjdump nvidia-cuda-nvdisasm)")
+        return 1
+    env = dict(os.environ)
+    if nvdisasm:
+        env["PATH"] = os.path.dirname(nvdisasm) + os.pathsep + env.get("PATH", "")
+    out = subprocess.run([cuobjdump, "--dump-sass", lib], capture_output=True, text=True, env=env)
+    if out.returncode != 0:
+        print("FAIL: cuobjdump --dump-sass %s: %s" % (lib, out.stderr.strip()))
+        return 1
+    ops = {}  # kernel symbol -> set of matrix opcodes
+    func = None
+    for line in out.stdout.splitlines():
+        m = re.search(r"Function : (\S+)", line)
+        if m:
+            func = m.group(1)
+            ops.setdefault(func, set())
+            continue
+        m = re.search(r"\b((?:HMMA|HGMMA|QGMMA|QMMA|DMMA|IMMA|IGMMA)\.[0-9A-Za-z.x]+)", line)
+        if m and func:
+            ops[func].add(m.group(1))
+    fails = checked = 0
+    for row in open(manifest):
+        if row.startswith("#") or not row.strip():
+            continue
+        sym, instr, variant, target, expect = row.rstrip("\n").split("\t")
+        checked += 1
+        found = ops.get(sym)
+        family = expect.split(".")[0]
+        if found is None:
+            print("FAIL %s (%s %s): kernel %s not in the SASS" % (instr, variant, target, sym))
+            fails += 1
+        elif not any(op == expect or op.startswith(expect + ".") for op in found):
+            print("FAIL %s (%s %s): expected %s, SASS has %s" % (instr, variant, target, expect, sorted(found) or "none"))
+            fails += 1
+        elif any(op.split(".")[0] != family for op in found):
+            print("FAIL %s (%s %s): other matrix opcodes beside %s: %s" % (instr, variant, target, expect, sorted(found)))
+            fails += 1
+    print("%d wrappers checked against their expected SASS opcode, %d failed" % (checked, fails))
+    return 1 if fails or not checked else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

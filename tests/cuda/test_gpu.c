@@ -1,0 +1,443 @@
+/*
+ * test_gpu.c - tests of the CUDA device layer on a GPU (CTest label gpu).
+ *
+ * usage: test_gpu layout|vs-model|variants [--device SPEC] [--instr PATTERN] [-runs N] [-seed S]
+ *                 [-threads T] [-max_total_time SEC] [-max_instr_time SEC] [--mismatches FILE]
+ *
+ *   layout    one-hot probes per (instruction, variant): every A, B and C
+ *             element must land where the PTX fragment layout puts it.  The
+ *             expected D is computed here from the probe (a product of two
+ *             exactly representable values, or C passed through), not by the
+ *             code under test.
+ *   vs-model  N tiles per instruction (default 512) of boundary-rich inputs
+ *             (casegen) through the device and the model; every output compared
+ *             (NaN rule of shared/VECTORS.md).  Mismatches go to --mismatches as
+ *             .vec lines with the device's d.
+ *   variants  wgmma only: the same cases through N=8 and N=256, A from shared
+ *             memory and from registers; all four outputs compared bit for bit.
+ *
+ * With no CUDA device the test exits 77 (CTest: skipped), unless the
+ * environment sets MMAFUZZ_REQUIRE_GPU=1: then it fails.
+ */
+#include "casegen.h"
+#include "layout.h"
+#include "mf_device.h"
+#include "vecfile.h"
+
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+static double now(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+typedef struct opts {
+    const char *device, *pattern, *mismatch_path;
+    long long runs, seed, threads, max_time, max_instr_time;
+} opts;
+
+static int matches(const char *pattern, const char *name)
+{
+    if (!pattern)
+        return 1;
+    if (strpbrk(pattern, "*?["))
+        return mf_glob_match(pattern, name);
+    return strstr(name, pattern) != NULL;
+}
+
+/* Bits of (1 + q/4) * 2^e in format f (normal or subnormal; must be exact). */
+static uint64_t probe_bits(mf_format f, int q, int e)
+{
+    const mf_format_info *fi = mf_format_get(f);
+    int fb = f == MF_FMT_TF32 ? 23 : fi->frac_bits, bias = fi->bias;
+    uint64_t v;
+    if (e + bias >= 1) {
+        v = ((uint64_t)(e + bias) << fb) | ((uint64_t)q << (fb - 2));
+    } else {
+        int shift = e - 3 + bias + fb;
+        if (shift < 0) {
+            fprintf(stderr, "test_gpu: probe value (1+%d/4)*2^%d not exact in %s\n", q, e, fi->name);
+            exit(2);
+        }
+        v = (uint64_t)(4 + q) << shift;
+    }
+    return v;
+}
+
+/* ------------------------------------------------------------------ layout */
+
+static int layout_one(mf_device *dev, const mf_instr *in, const char *variant)
+{
+    int m, n, k;
+    char err[512];
+    mf_device_tile_shape(dev, in, variant, &m, &n, &k);
+    int nt = 2 * k + 1;
+    size_t ea = mf_abi_elem_bytes(in->fa), eb = mf_abi_elem_bytes(in->fb), ec = mf_abi_elem_bytes(in->fc),
+           ed = mf_abi_elem_bytes(in->fd);
+    unsigned char *A = calloc((size_t)nt * m * k, ea), *B = calloc((size_t)nt * n * k, eb),
+                  *C = calloc((size_t)nt * m * n, ec), *D = calloc((size_t)nt * m * n, ed);
+    uint64_t *X = calloc((size_t)nt * m * n, sizeof *X);
+    /* probe s < k (A probes): A[i][(i+s)%k] = 2^-(i/k); B[kk][j] = (1+(kk%4)/4) * 2^(kk/4)
+     *   => D[i][j] = (1 + (ki%4)/4) * 2^(ki/4 - i/k), ki = (i+s)%k, for every j.
+     * probe k+s (B probes): B[(j+s)%k][j] = 2^-(j/k); A[i][kk] = (1+(kk%4)/4) * 2^(kk/4)
+     *   => D[i][j] = (1 + (kj%4)/4) * 2^(kj/4 - j/k) for every i.
+     * probe 2k (C probe): A = B = 0, C[i][j] distinct per (i, j) => D = C. */
+    for (int s = 0; s < k; s++) {
+        size_t ta = (size_t)s, tb = (size_t)(k + s);
+        for (int i = 0; i < m; i++) {
+            int ki = (i + s) % k;
+            mf_abi_set(in->fa, A, (ta * m + i) * k + ki, probe_bits(in->fa, 0, -(i / k)));
+            for (int kk = 0; kk < k; kk++)
+                mf_abi_set(in->fa, A, (tb * m + i) * k + kk, probe_bits(in->fa, kk % 4, kk / 4));
+        }
+        for (int j = 0; j < n; j++) {
+            int kj = (j + s) % k;
+            mf_abi_set(in->fb, B, (tb * n + j) * k + kj, probe_bits(in->fb, 0, -(j / k)));
+            for (int kk = 0; kk < k; kk++)
+                mf_abi_set(in->fb, B, (ta * n + j) * k + kk, probe_bits(in->fb, kk % 4, kk / 4));
+        }
+        for (int i = 0; i < m; i++)
+            for (int j = 0; j < n; j++) {
+                int ki = (i + s) % k, kj = (j + s) % k;
+                X[(ta * m + i) * n + j] = probe_bits(in->fd, ki % 4, ki / 4 - i / k);
+                X[(tb * m + i) * n + j] = probe_bits(in->fd, kj % 4, kj / 4 - j / k);
+            }
+    }
+    size_t tc = (size_t)2 * k;
+    for (int idx = 0; idx < m * n; idx++) {
+        uint64_t c = in->fc == MF_FMT_F16 ? 0x0400u + (uint64_t)idx
+                     : in->fc == MF_FMT_F64 ? 0x3FF0000000000000ull + ((uint64_t)idx << 20)
+                                            : 0x3F800000u + ((uint64_t)idx << 9);
+        mf_abi_set(in->fc, C, tc * m * n + idx, c);
+        X[tc * m * n + idx] = c;
+    }
+    int bad = 0;
+    memset(D, 0xA5, (size_t)nt * m * n * ed); /* poison: every element must be written */
+    if (mf_device_run_tiles(dev, in, variant, (size_t)nt, A, B, C, NULL, NULL, D, err, sizeof err)) {
+        printf("FAIL %s [%s]: %s\n", in->name, variant ? variant : "", err);
+        bad = 1;
+    } else {
+        for (int t = 0; t < nt && bad < 5; t++)
+            for (int i = 0; i < m && bad < 5; i++)
+                for (int j = 0; j < n && bad < 5; j++) {
+                    uint64_t got = mf_abi_get(in->fd, D, ((size_t)t * m + i) * n + j), x = X[((size_t)t * m + i) * n + j];
+                    if (got != x) {
+                        printf("FAIL %s [%s]: %s probe %d: D[%d][%d] = %llx, expected %llx\n", in->name,
+                               variant && *variant ? variant : "default", t < k ? "A" : t < 2 * k ? "B" : "C",
+                               t % k, i, j, (unsigned long long)got, (unsigned long long)x);
+                        bad++;
+                    }
+                }
+    }
+    if (!bad)
+        printf("ok   %-48s %-11s %d probes, %d outputs each\n", in->name, variant && *variant ? variant : "default",
+               nt, m * n);
+    free(A);
+    free(B);
+    free(C);
+    free(D);
+    free(X);
+    return bad != 0;
+}
+
+/* ---------------------------------------------------------------- vs-model */
+
+typedef struct job {
+    const mf_instr *in;
+    int m, n, k;
+    const void *A, *B, *C, *D;
+    size_t t0, t1;
+    long long mismatches;
+    int nsamples;
+    mf_case samples[4];
+    uint64_t sample_d[4];
+} job;
+
+typedef struct genjob {
+    const mf_instr *in;
+    int m, n, k;
+    uint64_t seed, first;
+    size_t t0, t1;
+    unsigned char *A, *B, *C;
+} genjob;
+
+static void *gen_range(void *arg)
+{
+    genjob *g = arg;
+    const mf_instr *in = g->in;
+    size_t n = g->t1 - g->t0;
+    mf_casegen_tiles(in, g->m, g->n, g->k, g->seed, g->first + g->t0, n,
+                     g->A + g->t0 * g->m * g->k * mf_abi_elem_bytes(in->fa),
+                     g->B + g->t0 * g->n * g->k * mf_abi_elem_bytes(in->fb),
+                     g->C + g->t0 * g->m * g->n * mf_abi_elem_bytes(in->fc), NULL, NULL);
+    return NULL;
+}
+
+static void *eval_range(void *arg)
+{
+    job *j = arg;
+    mf_case cs;
+    for (size_t t = j->t0; t < j->t1; t++)
+        for (int i = 0; i < j->m; i++)
+            for (int jj = 0; jj < j->n; jj++) {
+                mf_tile_get_case(j->in, j->m, j->n, j->k, j->A, j->B, j->C, NULL, NULL, t, i, jj, &cs);
+                uint64_t d = mf_abi_get(j->in->fd, j->D, (t * j->m + (size_t)i) * j->n + (size_t)jj);
+                if (!mf_output_equal(j->in, mf_eval(j->in, &cs), d)) {
+                    if (j->nsamples < 4) {
+                        j->samples[j->nsamples] = cs;
+                        j->sample_d[j->nsamples++] = d;
+                    }
+                    j->mismatches++;
+                }
+            }
+    return NULL;
+}
+
+static int vs_model_one(mf_device *dev, const mf_instr *in, const opts *o, FILE *mis, double deadline,
+                        long long *tiles_out)
+{
+    int m, n, k;
+    char err[512];
+    mf_device_tile_shape(dev, in, NULL, &m, &n, &k);
+    size_t batch = (size_t)(1 << 21) / ((size_t)m * n); /* ~2M outputs per batch */
+    if (batch > (size_t)o->runs)
+        batch = (size_t)o->runs;
+    size_t ea = mf_abi_elem_bytes(in->fa), eb = mf_abi_elem_bytes(in->fb), ec = mf_abi_elem_bytes(in->fc),
+           ed = mf_abi_elem_bytes(in->fd);
+    unsigned char *A = malloc(batch * m * k * ea), *B = malloc(batch * n * k * eb), *C = malloc(batch * m * n * ec),
+                  *D = malloc(batch * m * n * ed);
+    int T = (int)o->threads;
+    job *jobs = calloc((size_t)T, sizeof *jobs);
+    pthread_t *th = calloc((size_t)T, sizeof *th);
+    long long mism = 0, done = 0;
+    double t_dev = 0, t_model = 0, t_gen = 0;
+    int rc = 0;
+    if (o->max_instr_time > 0 && (deadline <= 0 || now() + (double)o->max_instr_time < deadline))
+        deadline = now() + (double)o->max_instr_time;
+    while (done < o->runs && (deadline <= 0 || now() < deadline)) {
+        size_t nt = (size_t)(o->runs - done) < batch ? (size_t)(o->runs - done) : batch;
+        double t0 = now();
+        genjob *gj = calloc((size_t)T, sizeof *gj);
+        for (int w = 0; w < T; w++) {
+            gj[w] = (genjob){in, m, n, k, (uint64_t)o->seed, (uint64_t)done, nt * w / T, nt * (w + 1) / T, A, B, C};
+            pthread_create(&th[w], NULL, gen_range, &gj[w]);
+        }
+        for (int w = 0; w < T; w++)
+            pthread_join(th[w], NULL);
+        free(gj);
+        double t1 = now();
+        if (mf_device_run_tiles(dev, in, NULL, nt, A, B, C, NULL, NULL, D, err, sizeof err)) {
+            printf("FAIL %s: %s\n", in->name, err);
+            rc = 1;
+            break;
+        }
+        double t2 = now();
+        for (int w = 0; w < T; w++) {
+            jobs[w] = (job){in, m, n, k, A, B, C, D, nt * w / T, nt * (w + 1) / T, 0, 0, {{0}}, {0}};
+            pthread_create(&th[w], NULL, eval_range, &jobs[w]);
+        }
+        for (int w = 0; w < T; w++) {
+            pthread_join(th[w], NULL);
+            mism += jobs[w].mismatches;
+            for (int s = 0; s < jobs[w].nsamples && mis; s++) {
+                char line[16384], hex[24];
+                mf_vec_format_value(in->fd, mf_eval(in, &jobs[w].samples[s]), hex, sizeof hex);
+                mf_vec_format_case(in, &jobs[w].samples[s], &jobs[w].sample_d[s], line, sizeof line);
+                fprintf(mis, "instr %s\n# model d=%s (seed %lld)\n%s\n", in->name, hex, o->seed, line);
+            }
+        }
+        t_gen += t1 - t0;
+        t_dev += t2 - t1;
+        t_model += now() - t2;
+        done += (long long)nt;
+    }
+    long long cases = done * m * n;
+    printf("%s %-48s tiles=%-9lld cases=%-11lld mismatches=%-8lld gen %.1fs device %.2fs model %.1fs (%.3g cases/s)\n",
+           mism || rc ? "FAIL" : "ok  ", in->name, done, cases, mism, t_gen, t_dev, t_model,
+           t_model > 0 ? (double)cases / t_model : 0.0);
+    fflush(stdout);
+    *tiles_out = done;
+    free(A);
+    free(B);
+    free(C);
+    free(D);
+    free(jobs);
+    free(th);
+    return rc || mism;
+}
+
+/* ---------------------------------------------------------------- variants */
+
+static int variants_one(mf_device *dev, const mf_instr *in, const opts *o)
+{
+    const int N = 256, K = in->k, M = 64, S = N / 8;
+    size_t T = (size_t)o->runs;
+    char err[512];
+    size_t ea = mf_abi_elem_bytes(in->fa), eb = mf_abi_elem_bytes(in->fb), ec = mf_abi_elem_bytes(in->fc),
+           ed = mf_abi_elem_bytes(in->fd);
+    unsigned char *A = malloc(T * M * K * ea), *B = malloc(T * N * K * eb), *C = malloc(T * M * N * ec);
+    unsigned char *D[4], *A8 = malloc(T * S * M * K * ea), *B8 = malloc(T * S * 8 * K * eb),
+                         *C8 = malloc(T * S * M * 8 * ec);
+    for (int v = 0; v < 4; v++)
+        D[v] = malloc(T * M * N * ed);
+    mf_casegen_tiles(in, M, N, K, (uint64_t)o->seed, 0, T, A, B, C, NULL, NULL);
+    /* N=256 tile t = 32 N=8 tiles (t, s): same A, columns 8s..8s+7 of B and C */
+    for (size_t t = 0; t < T; t++)
+        for (int s = 0; s < S; s++) {
+            size_t u = t * S + (size_t)s;
+            memcpy(A8 + u * M * K * ea, A + t * M * K * ea, (size_t)M * K * ea);
+            memcpy(B8 + u * 8 * K * eb, B + (t * N + (size_t)s * 8) * K * eb, (size_t)8 * K * eb);
+            for (int i = 0; i < M; i++)
+                memcpy(C8 + (u * M + i) * 8 * ec, C + ((t * M + i) * N + (size_t)s * 8) * ec, 8 * ec);
+        }
+    const char *names[4] = {"n256", "n256,a_reg", "", "a_reg"};
+    int rc = 0;
+    for (int v = 0; v < 4 && !rc; v++) {
+        int big = v < 2;
+        unsigned char *out = big ? D[v] : malloc(T * S * M * 8 * ed);
+        if (mf_device_run_tiles(dev, in, names[v], big ? T : T * S, big ? A : A8, big ? B : B8, big ? C : C8, NULL,
+                                NULL, out, err, sizeof err)) {
+            printf("FAIL %s [%s]: %s\n", in->name, names[v], err);
+            rc = 1;
+        }
+        if (!big) { /* back into N=256 order */
+            for (size_t t = 0; t < T; t++)
+                for (int s = 0; s < S; s++)
+                    for (int i = 0; i < M; i++)
+                        memcpy(D[v] + ((t * M + i) * N + (size_t)s * 8) * ed, out + ((t * S + s) * M + i) * 8 * ed,
+                               8 * ed);
+            free(out);
+        }
+    }
+    long long diff[4] = {0, 0, 0, 0}, model_bad = 0;
+    size_t outs = T * M * N;
+    for (size_t e = 0; e < outs && !rc; e++)
+        for (int v = 1; v < 4; v++)
+            if (mf_abi_get(in->fd, D[v], e) != mf_abi_get(in->fd, D[0], e))
+                diff[v]++;
+    /* and the N=256 outputs against the model, on the first tile */
+    mf_case cs;
+    for (int i = 0; i < M && !rc; i++)
+        for (int j = 0; j < N; j++) {
+            mf_tile_get_case(in, M, N, K, A, B, C, NULL, NULL, 0, i, j, &cs);
+            if (!mf_output_equal(in, mf_eval(in, &cs), mf_abi_get(in->fd, D[0], (size_t)i * N + j)))
+                model_bad++;
+        }
+    int bad = rc || diff[1] || diff[2] || diff[3] || model_bad;
+    printf("%s %-40s %zu N=256 tiles (%zu cases): bitwise differences vs n256: n256,a_reg %lld, n8 %lld, n8 a_reg %lld;"
+           " model mismatches on tile 0: %lld\n",
+           bad ? "FAIL" : "ok  ", in->name, T, outs, diff[1], diff[2], diff[3], model_bad);
+    free(A);
+    free(B);
+    free(C);
+    free(A8);
+    free(B8);
+    free(C8);
+    for (int v = 0; v < 4; v++)
+        free(D[v]);
+    return bad;
+}
+
+/* ---------------------------------------------------------------- main */
+
+static int parse_long(const char *s, long long *v)
+{
+    char *end;
+    *v = strtoll(s, &end, 0);
+    return end != s && !*end;
+}
+
+int main(int argc, char **argv)
+{
+    opts o = {"cuda", NULL, NULL, 0, 1, 0, 0, 0};
+    const char *mode = argc > 1 ? argv[1] : "";
+    for (int i = 2; i < argc; i++) {
+        const char *a = argv[i];
+        const char *v = i + 1 < argc ? argv[i + 1] : NULL;
+        int ok = v != NULL;
+        if (!strcmp(a, "--device")) o.device = v;
+        else if (!strcmp(a, "--instr")) o.pattern = v;
+        else if (!strcmp(a, "--mismatches")) o.mismatch_path = v;
+        else if (!strcmp(a, "-runs")) ok = ok && parse_long(v, &o.runs);
+        else if (!strcmp(a, "-seed")) ok = ok && parse_long(v, &o.seed);
+        else if (!strcmp(a, "-threads")) ok = ok && parse_long(v, &o.threads);
+        else if (!strcmp(a, "-max_total_time")) ok = ok && parse_long(v, &o.max_time);
+        else if (!strcmp(a, "-max_instr_time")) ok = ok && parse_long(v, &o.max_instr_time);
+        else ok = 0;
+        if (!ok) {
+            fprintf(stderr, "test_gpu: bad argument '%s'\n", a);
+            return 2;
+        }
+        i++;
+    }
+    if (strcmp(mode, "layout") && strcmp(mode, "vs-model") && strcmp(mode, "variants")) {
+        fprintf(stderr, "usage: test_gpu layout|vs-model|variants [--device SPEC] [--instr PATTERN] [-runs N]\n"
+                        "       [-seed S] [-threads T] [-max_total_time SEC] [--mismatches FILE]\n");
+        return 2;
+    }
+    if (o.threads <= 0) {
+        long nc = sysconf(_SC_NPROCESSORS_ONLN);
+        o.threads = nc > 0 ? nc : 1;
+    }
+    if (o.runs <= 0)
+        o.runs = !strcmp(mode, "variants") ? 16 : 512;
+    const char *req = getenv("MMAFUZZ_REQUIRE_GPU");
+    int require = req && !strcmp(req, "1");
+    mf_device *dev;
+    char err[512];
+    if (mf_device_open(o.device, &dev, err, sizeof err)) {
+        printf("%s: %s\n", require ? "FAIL (MMAFUZZ_REQUIRE_GPU=1)" : "SKIP", err);
+        return require ? 1 : 77;
+    }
+    const mf_device_info *di = mf_device_get_info(dev);
+    printf("# %s on %s (%s), %s, %s\n", mode, di->name, di->arch, di->driver, di->runtime);
+    FILE *mis = NULL;
+    if (o.mismatch_path && !(mis = fopen(o.mismatch_path, "w"))) {
+        perror(o.mismatch_path);
+        return 2;
+    }
+    double deadline = o.max_time > 0 ? now() + (double)o.max_time : 0;
+    int failed = 0, ran = 0;
+    long long total_tiles = 0;
+    for (size_t r = 0; r < mf_instr_count; r++) {
+        const mf_instr *in = &mf_instr_table[r];
+        if (!matches(o.pattern, in->name) || !mf_device_supports(dev, in, NULL))
+            continue;
+        mf_ptx_kind kind = mf_ptx_kind_of(in, NULL);
+        if (!strcmp(mode, "layout")) {
+            for (int v = 0; kind == MF_PTX_WGMMA ? mf_wgmma_variants[v] != NULL : v == 0; v++) {
+                const char *vn = kind == MF_PTX_WGMMA ? mf_wgmma_variants[v] : NULL;
+                if (mf_device_supports(dev, in, vn)) {
+                    failed += layout_one(dev, in, vn);
+                    ran++;
+                }
+            }
+        } else if (!strcmp(mode, "vs-model")) {
+            long long t = 0;
+            failed += vs_model_one(dev, in, &o, mis, deadline, &t);
+            total_tiles += t;
+            ran++;
+        } else if (kind == MF_PTX_WGMMA) {
+            failed += variants_one(dev, in, &o);
+            ran++;
+        }
+    }
+    mf_device_close(dev);
+    if (mis)
+        fclose(mis);
+    if (!ran) {
+        printf("%s: nothing of '%s' runs on this device\n", require ? "FAIL" : "SKIP", o.pattern ? o.pattern : "*");
+        return require ? 1 : 77;
+    }
+    printf("%d of %d %s checks failed%s\n", failed, ran, mode, total_tiles ? "" : "");
+    if (total_tiles)
+        printf("total tiles through device and model: %lld\n", total_tiles);
+    return failed ? 1 : 0;
+}

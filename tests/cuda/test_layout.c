@@ -1,0 +1,198 @@
+/*
+ * test_layout.c - the fragment layouts of devices/cuda/layout.c, on the CPU.
+ *
+ * For every table row with a CUDA wrapper and every variant:
+ *  1. each register-fragment layout (A, B, C/D) is a bijection onto its tile
+ *     (every (row, col) hit exactly once by the 32 or 128 threads);
+ *  2. each layout agrees, for every thread and element, with the PTX ISA
+ *     formulas written out independently below (section "Matrix fragments for
+ *     mma.m16n8k*" and the wgmma register fragments; shared/DOMAIN.md
+ *     section 8 quotes the main ones);
+ *  3. the wgmma shared-memory layout is a bijection onto the operand bytes, and
+ *     the descriptor puts the fields at the bits DOMAIN section 8 lists.
+ * Expected values come from those documents, not from layout.c.
+ */
+#include "layout.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static int failures;
+
+#define EXPECT(cond, ...)                                                                                              \
+    do {                                                                                                               \
+        if (!(cond)) {                                                                                                 \
+            if (failures++ < 20) {                                                                                     \
+                printf("FAIL %s:%d: ", __FILE__, __LINE__);                                                            \
+                printf(__VA_ARGS__);                                                                                   \
+                printf("\n");                                                                                          \
+            }                                                                                                          \
+        }                                                                                                              \
+    } while (0)
+
+/* PTX ISA formulas, written from the text (g = groupID, t = threadID_in_group). */
+static void ptx_a(mf_format f, int k, int lane, int e, int *row, int *col)
+{
+    int g = lane >> 2, t = lane & 3;
+    if (f == MF_FMT_F64 || f == MF_FMT_TF32) {
+        /* .tf32/.f64: row = g for even e, g+8 for odd; col = t + 4*(e/2) */
+        *row = g + 8 * (e & 1);
+        *col = t + 4 * (e >> 1);
+        (void)k;
+    } else if (f == MF_FMT_F16 || f == MF_FMT_BF16) {
+        /* DOMAIN 8: row = g for e in {0,1,4,5}, else g+8; col = t*2 + (e&1), +8 for e >= 4 */
+        *row = (e == 0 || e == 1 || e == 4 || e == 5) ? g : g + 8;
+        *col = t * 2 + (e & 1) + (e >= 4 ? 8 : 0);
+    } else {
+        /* DOMAIN 8 (8-bit m16n8k32): row = g for e in 0..3 and 8..11, else g+8;
+         * col = t*4 + (e&3), +16 for e >= 8.  (k16: e in 0..7, same rule) */
+        *row = ((e >= 0 && e <= 3) || (e >= 8 && e <= 11)) ? g : g + 8;
+        *col = t * 4 + (e & 3) + (e >= 8 ? 16 : 0);
+    }
+}
+
+static void ptx_b(mf_format f, int lane, int e, int *row, int *col)
+{
+    int g = lane >> 2, t = lane & 3;
+    *col = g;
+    if (f == MF_FMT_F64 || f == MF_FMT_TF32)
+        *row = t + 4 * e;                          /* DOMAIN 8 (tf32 k8): rows t, t+4 */
+    else if (f == MF_FMT_F16 || f == MF_FMT_BF16)
+        *row = t * 2 + (e & 1) + (e >= 2 ? 8 : 0); /* DOMAIN 8 (f16 k16) */
+    else
+        *row = t * 4 + (e & 3) + (e >= 4 ? 16 : 0); /* DOMAIN 8 (8-bit k32) */
+}
+
+static void ptx_cd(int lane, int e, int *row, int *col)
+{
+    /* DOMAIN 8: row = g for e < 2, else g+8; col = t*2 + (e&1); wgmma repeats this
+     * every 8 columns: col += 8*(e/4), row = g + 8*((e>>1)&1) */
+    int g = lane >> 2, t = lane & 3;
+    *row = g + 8 * ((e >> 1) & 1);
+    *col = t * 2 + (e & 1) + 8 * (e >> 2);
+}
+
+/* Check layout L over `threads` threads onto a rows x cols tile, against the
+ * formula fn (NULL: bijection only). */
+static void check_layout(const char *what, const mf_instr *in, const char *variant, const mf_frag_layout *L,
+                         int threads, int rows, int cols, int which)
+{
+    int n = rows * cols;
+    int *hit = calloc((size_t)n, sizeof *hit);
+    int per = 1 << L->nbits;
+    EXPECT(threads * per == n, "%s %s [%s]: %d threads x %d elements != %d x %d tile", in->name, what, variant, threads,
+           per, rows, cols);
+    for (int th = 0; th < threads; th++)
+        for (int e = 0; e < per; e++) {
+            int r, c, er = -1, ec = -1;
+            mf_frag_pos(L, th >> 5, th & 31, e, &r, &c);
+            if (r < 0 || r >= rows || c < 0 || c >= cols) {
+                EXPECT(0, "%s %s [%s]: thread %d element %d at (%d,%d), outside %dx%d", in->name, what, variant, th, e,
+                       r, c, rows, cols);
+                continue;
+            }
+            hit[r * cols + c]++;
+            int lane = th & 31, warp = th >> 5;
+            if (which == 0) {
+                if (in->m == 8) { /* m8n8k4 f64: row = g, col = t */
+                    er = lane >> 2;
+                    ec = lane & 3;
+                } else {
+                    ptx_a(in->fa, in->k, lane, e, &er, &ec);
+                }
+                er += 16 * warp;
+            } else if (which == 1) {
+                if (in->m == 8) {
+                    er = lane & 3;
+                    ec = lane >> 2;
+                } else {
+                    ptx_b(in->fb, lane, e, &er, &ec);
+                }
+            } else {
+                if (in->m == 8) { /* m8n8k4 f64 C/D: row = g, col = t*2 + e */
+                    er = lane >> 2;
+                    ec = (lane & 3) * 2 + e;
+                } else {
+                    ptx_cd(lane, e, &er, &ec);
+                }
+                er += 16 * warp;
+            }
+            EXPECT(r == er && c == ec, "%s %s [%s]: thread %d element %d at (%d,%d), PTX ISA says (%d,%d)", in->name,
+                   what, variant, th, e, r, c, er, ec);
+        }
+    for (int i = 0; i < n; i++)
+        EXPECT(hit[i] == 1, "%s %s [%s]: (%d,%d) hit %d times", in->name, what, variant, i / cols, i % cols, hit[i]);
+    free(hit);
+}
+
+static void check_smem(int rows, int kbytes)
+{
+    int n = rows * kbytes;
+    int *hit = calloc((size_t)n, sizeof *hit);
+    for (int r = 0; r < rows; r++)
+        for (int b = 0; b < kbytes; b++) {
+            unsigned o = mf_wgmma_smem_offset(r, b, kbytes, 1);
+            EXPECT(o < (unsigned)n, "smem offset (%d,%d) = %u outside %d bytes", r, b, o, n);
+            if (o < (unsigned)n)
+                hit[o]++;
+            /* a core matrix is 8 rows of 16 contiguous bytes (PTX ISA) */
+            EXPECT(o % 128 == (unsigned)((r % 8) * 16 + b % 16), "core-matrix row layout at (%d,%d)", r, b);
+        }
+    for (int i = 0; i < n; i++)
+        EXPECT(hit[i] == 1, "smem byte %d hit %d times (%d rows x %d bytes)", i, hit[i], rows, kbytes);
+    free(hit);
+}
+
+int main(void)
+{
+    int rows_checked = 0;
+    for (size_t i = 0; i < mf_instr_count; i++) {
+        const mf_instr *in = &mf_instr_table[i];
+        mf_ptx_kind kind = mf_ptx_kind_of(in, NULL);
+        if (kind == MF_PTX_NONE)
+            continue;
+        for (int v = 0; kind == MF_PTX_WGMMA ? mf_wgmma_variants[v] != NULL : v == 0; v++) {
+            const char *vn = kind == MF_PTX_WGMMA ? mf_wgmma_variants[v] : "";
+            mf_variant var;
+            mf_wrap_shape s;
+            EXPECT(!mf_variant_parse(in, vn, &var) && !mf_wrap_shape_of(in, &var, &s), "%s: variant '%s' not parsed",
+                   in->name, vn);
+            if (kind == MF_PTX_WGMMA) {
+                if (s.a_in_regs)
+                    check_layout("A", in, vn, &s.a, 128, 64, in->k, 0);
+                check_layout("C/D", in, vn, &s.cd, 128, 64, s.n, 2);
+                EXPECT(s.n == (strstr(vn, "n256") ? 256 : 8), "%s [%s]: N = %d", in->name, vn, s.n);
+            } else {
+                check_layout("A", in, vn, &s.a, 32, in->m, in->k, 0);
+                check_layout("B", in, vn, &s.b, 32, in->k, in->n, 1);
+                check_layout("C/D", in, vn, &s.cd, 32, in->m, in->n, 2);
+            }
+            rows_checked++;
+        }
+    }
+    EXPECT(rows_checked >= 40, "only %d wrapped (row, variant) pairs", rows_checked);
+    check_smem(64, 32);
+    check_smem(8, 32);
+    check_smem(256, 32);
+    /* descriptor bits (DOMAIN 8): 0-13 start >> 4, 16-29 LBO >> 4, 32-45 SBO >> 4 */
+    uint64_t d = mf_wgmma_desc(0x1230, 128, 256);
+    EXPECT(d == ((uint64_t)0x123 | ((uint64_t)8 << 16) | ((uint64_t)16 << 32)), "descriptor 0x%llx",
+           (unsigned long long)d);
+    EXPECT(mf_wgmma_desc(0x40000 + 0x10, 0, 0) == 1, "start address keeps 18 bits");
+    /* the PTX text of two rows, from the PTX ISA syntax */
+    char buf[160];
+    mf_variant v;
+    const mf_instr *r1 = mf_instr_find("hopper/mma.m16n8k16.f32.f16.f16.f32");
+    mf_variant_parse(r1, NULL, &v);
+    mf_ptx_text(r1, &v, buf, sizeof buf);
+    EXPECT(!strcmp(buf, "mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32"), "PTX text '%s'", buf);
+    const mf_instr *r2 = mf_instr_find("hopper/wgmma.m64n8k32.f16.e4m3.e5m2");
+    mf_variant_parse(r2, "n256,a_reg", &v);
+    mf_ptx_text(r2, &v, buf, sizeof buf);
+    EXPECT(!strcmp(buf, "wgmma.mma_async.sync.aligned.m64n256k32.f16.e4m3.e5m2"), "PTX text '%s'", buf);
+    EXPECT(mf_ptx_kind_of(mf_instr_find("volta/mma.m8n8k4.f32.f16.f16.f32"), NULL) == MF_PTX_NONE,
+           "volta must stay model-only");
+    printf("%d (row, variant) layouts checked, %d failures\n", rows_checked, failures);
+    return failures ? 1 : 0;
+}

@@ -173,14 +173,14 @@ static inline uint64_t flush_keep_sign(uint64_t x)
     return ((x & 0x7F800000u) == 0) ? (x & 0x80000000u) : x;
 }
 
-static uint64_t ftz_mul(mf_format f, uint64_t x, uint64_t y)
+static inline uint64_t ftz_mul(mf_format f, uint64_t x, uint64_t y)
 {
-    const mf_format_info *fi = mf_format_get(f);
+    const int frac_bits = f == MF_FMT_F16 ? 10 : 7;  /* f16 or bf16 */
     mf_value vx = mf_decode_fast(f, x), vy = mf_decode_fast(f, y);
     /* subnormal and zero inputs to +0 */
     mf_value *v[2] = {&vx, &vy};
     for (int j = 0; j < 2; j++)
-        if (v[j]->cls == MF_CLS_ZERO || (v[j]->cls == MF_CLS_FINITE && (v[j]->sig >> fi->frac_bits) == 0)) {
+        if (v[j]->cls == MF_CLS_ZERO || (v[j]->cls == MF_CLS_FINITE && (v[j]->sig >> frac_bits) == 0)) {
             v[j]->cls = MF_CLS_ZERO;
             v[j]->sign = 0;
         }
@@ -194,13 +194,13 @@ static uint64_t ftz_mul(mf_format f, uint64_t x, uint64_t y)
     }
     if (vx.cls == MF_CLS_ZERO || vy.cls == MF_CLS_ZERO)
         return mf_pack_zero(MF_FMT_F32, s);
-    uint64_t p = mf_round_pack(MF_FMT_F32, s, vx.sig * vy.sig, vx.exp + vy.exp - 2 * fi->frac_bits, 23, MF_RM_RNE);
+    uint64_t p = mf_round64(s, vx.sig * vy.sig, vx.exp + vy.exp - 2 * frac_bits, 23, 23, 8, MF_RM_RNE);
     return flush_keep_sign(p);
 }
 
 static inline uint64_t ftz_add(uint64_t x, uint64_t y)
 {
-    return flush_keep_sign(mf_ieee_add(MF_FMT_F32, x, y));
+    return flush_keep_sign(mf_f32_add((uint32_t)x, (uint32_t)y));
 }
 
 uint64_t mf_eval_ftz_mul_add(const mf_instr *in, const mf_case *cs, const mf_trace *tr)
@@ -257,13 +257,133 @@ static inline int64_t floor_shift(int64_t x, int sh)
 
 #define TR_ZERO_EXP (-999)
 
+/* All-finite fast path of TR/GTR-FDPA step 2, specialized per operand
+ * format: products decoded through the tables (tf32 arithmetically), the
+ * truncated fused sums done in 32-bit lanes (each aligned product is below
+ * 2^(F+2) = 2^26, and at most 16 of them are summed).  Returns 1 when an
+ * operand or c is NaN/Inf or a product reaches 2^128 (the general path
+ * handles those), else 0 with S_dot (units 2^-F at 2^e_dot) and e_dot. */
+static inline __attribute__((always_inline)) void tr_dec(mf_format f, uint64_t x, uint32_t *sig, int32_t *exp,
+                                                         uint32_t *sign, uint32_t *special)
+{
+    if (f == MF_FMT_TF32) {
+        uint32_t v = (uint32_t)(x >> 13) & 0x7FFFF, e = (v >> 10) & 0xFF;
+        *sig = (v & 0x3FF) | ((uint32_t)(e != 0) << 10);
+        *exp = (int32_t)(e ? e : 1) - 127;
+        *sign = v >> 18;
+        *special |= e == 0xFF;
+        return;
+    }
+    uint32_t w = mf_dec_tab[f][x & mf_dec_mask[f]];
+    *sig = w & 0xFFFF;
+    *exp = (int32_t)((w >> 16) & 0x3FF) - 512;
+    *sign = (w >> 28) & 1;
+    *special |= ((w >> 26) & 3) >= MF_CLS_INF;
+}
+
+static inline __attribute__((always_inline)) int tr_products_core(mf_format fa, mf_format fb, int fr, int grouped,
+                                                                  const uint64_t *a, const uint64_t *b, int L,
+                                                                  int F, int64_t *S_dot, int *e_dot)
+{
+    uint32_t p[MF_KMAX], neg[MF_KMAX], special = 0;
+    int32_t e[MF_KMAX];
+    for (int i = 0; i < L; i++) {
+        uint32_t sa, sb, ga, gb;
+        int32_t ea, eb;
+        tr_dec(fa, a[i], &sa, &ea, &ga, &special);
+        tr_dec(fb, b[i], &sb, &eb, &gb, &special);
+        p[i] = sa * sb;
+        e[i] = p[i] ? ea + eb : TR_ZERO_EXP;
+        neg[i] = ga ^ gb;
+        /* a product of magnitude >= 2^128 becomes Inf: general path */
+        special |= !grouped && e[i] + (int32_t)(p[i] >> (fr + 1) != 0) >= 128;
+    }
+    if (special)
+        return 1;
+    const int up = F - fr;
+    if (!grouped) {
+        int32_t m0 = TR_ZERO_EXP, S0 = 0;
+        for (int i = 0; i < L; i++)
+            m0 = e[i] > m0 ? e[i] : m0;
+        for (int i = 0; i < L; i++) {
+            uint32_t dist = (uint32_t)(m0 - e[i]);
+            dist = dist > 31 ? 31 : dist;
+            uint32_t t = (p[i] << up) >> dist, m = 0u - neg[i];
+            S0 += (int32_t)((t ^ m) - m);
+        }
+        *S_dot = S0;
+        *e_dot = m0;
+        return 0;
+    }
+    /* GTR: even- and odd-indexed products in separate sums */
+    int32_t m2[2] = {TR_ZERO_EXP, TR_ZERO_EXP}, S2[2] = {0, 0};
+    for (int par = 0; par < 2; par++) {
+        for (int i = par; i < L; i += 2)
+            m2[par] = e[i] > m2[par] ? e[i] : m2[par];
+        for (int i = par; i < L; i += 2) {
+            uint32_t dist = (uint32_t)(m2[par] - e[i]);
+            dist = dist > 31 ? 31 : dist;
+            uint32_t t = (p[i] << up) >> dist, m = 0u - neg[i];
+            S2[par] += (int32_t)((t ^ m) - m);
+        }
+    }
+    int ed = m2[0] > m2[1] ? m2[0] : m2[1];
+    *S_dot = floor_shift(S2[0], m2[0] - ed) + floor_shift(S2[1], m2[1] - ed);
+    *e_dot = ed;
+    return 0;
+}
+
+#define TR_PAIR(NAME, FA, FB, FR, G)                                                                         \
+    static int NAME(const uint64_t *a, const uint64_t *b, int L, int F, int64_t *S_dot, int *e_dot)          \
+    {                                                                                                        \
+        switch (L) { /* constant chunk lengths unroll */                                                    \
+        case 16: return tr_products_core(FA, FB, FR, G, a, b, 16, F, S_dot, e_dot);                          \
+        case 8: return tr_products_core(FA, FB, FR, G, a, b, 8, F, S_dot, e_dot);                            \
+        case 4: return tr_products_core(FA, FB, FR, G, a, b, 4, F, S_dot, e_dot);                            \
+        default: return tr_products_core(FA, FB, FR, G, a, b, L, F, S_dot, e_dot);                           \
+        }                                                                                                    \
+    }
+TR_PAIR(tr_f16, MF_FMT_F16, MF_FMT_F16, 20, 0)
+TR_PAIR(tr_bf16, MF_FMT_BF16, MF_FMT_BF16, 14, 0)
+TR_PAIR(tr_tf32, MF_FMT_TF32, MF_FMT_TF32, 20, 0)
+TR_PAIR(gtr_fp8_fp8, MF_FMT_E4M3FNUZ, MF_FMT_E4M3FNUZ, 6, 1)
+TR_PAIR(gtr_fp8_bf8, MF_FMT_E4M3FNUZ, MF_FMT_E5M2FNUZ, 5, 1)
+TR_PAIR(gtr_bf8_fp8, MF_FMT_E5M2FNUZ, MF_FMT_E4M3FNUZ, 5, 1)
+TR_PAIR(gtr_bf8_bf8, MF_FMT_E5M2FNUZ, MF_FMT_E5M2FNUZ, 4, 1)
+
+typedef int (*tr_fast_fn)(const uint64_t *, const uint64_t *, int, int, int64_t *, int *);
+
+static tr_fast_fn tr_fast_for(const mf_instr *in)
+{
+    if (in->F != 24 || in->L > 16)
+        return NULL;
+    switch (in->fa * MF_FMT_COUNT + in->fb) {
+    case MF_FMT_F16 * MF_FMT_COUNT + MF_FMT_F16: return tr_f16;
+    case MF_FMT_BF16 * MF_FMT_COUNT + MF_FMT_BF16: return tr_bf16;
+    case MF_FMT_TF32 * MF_FMT_COUNT + MF_FMT_TF32: return tr_tf32;
+    case MF_FMT_E4M3FNUZ * MF_FMT_COUNT + MF_FMT_E4M3FNUZ: return gtr_fp8_fp8;
+    case MF_FMT_E4M3FNUZ * MF_FMT_COUNT + MF_FMT_E5M2FNUZ: return gtr_fp8_bf8;
+    case MF_FMT_E5M2FNUZ * MF_FMT_COUNT + MF_FMT_E4M3FNUZ: return gtr_bf8_fp8;
+    case MF_FMT_E5M2FNUZ * MF_FMT_COUNT + MF_FMT_E5M2FNUZ: return gtr_bf8_bf8;
+    default: return NULL;
+    }
+}
+
 uint64_t mf_eval_tr_fdpa(const mf_instr *in, const mf_case *cs, const mf_trace *tr)
 {
     const int F = in->F, F2 = in->x;
     const int fr = mf_format_get(in->fa)->frac_bits + mf_format_get(in->fb)->frac_bits;
     const int grouped = in->family == MF_GTR_FDPA;
     uint64_t c = cs->c;
+    const tr_fast_fn fast = tr_fast_for(in);
     for (int k0 = 0; k0 < in->k; k0 += in->L) {
+        int e_dot;
+        int64_t S_dot;
+        mf_value vc;
+        if (!tr && fast && ((c >> 23) & 0xFF) != 0xFF && fast(cs->a + k0, cs->b + k0, in->L, F, &S_dot, &e_dot) == 0) {
+            vc = mf_decode(MF_FMT_F32, c);
+            goto combine;
+        }
         int nan = 0, pinf = 0, ninf = 0;
         int neg[MF_KMAX], e[MF_KMAX];
         uint64_t sig[MF_KMAX];
@@ -291,7 +411,7 @@ uint64_t mf_eval_tr_fdpa(const mf_instr *in, const mf_case *cs, const mf_trace *
                 }
             }
         }
-        mf_value vc = mf_decode_fast(MF_FMT_F32, c);
+        vc = mf_decode_fast(MF_FMT_F32, c);
         if (grouped && !nan && !pinf && !ninf && (vc.cls == MF_CLS_NAN || vc.cls == MF_CLS_INF)) {
             /* GTR-FDPA drops c when e_c < E - F - 1.  A NaN or Inf c carries
              * the exponent -1 there (frexp gives 0, minus 1 for s in [1,2)),
@@ -327,8 +447,6 @@ uint64_t mf_eval_tr_fdpa(const mf_instr *in, const mf_case *cs, const mf_trace *
             continue;
         }
         /* step 2: products only, truncated fused sum with F bits */
-        int e_dot;
-        int64_t S_dot;
         if (!grouped) {
             S_dot = tr_fused_products(neg, sig, e, L, fr, F, &e_dot);
         } else {
@@ -348,6 +466,7 @@ uint64_t mf_eval_tr_fdpa(const mf_instr *in, const mf_case *cs, const mf_trace *
             MF_TRACE(tr, "even sum %lld/2^%d * 2^%d, odd sum %lld/2^%d * 2^%d", (long long)S_even, F, e_even,
                       (long long)S_odd, F, e_odd);
         }
+    combine:
         /* step 3: E = max(e_dot, e_c); round the product sum down to F2+1
          * bits and c down to F bits, relative to E */
         int e_c = vc.cls == MF_CLS_ZERO ? (vc.exp == -1 ? -1 : -126) : vc.exp;
@@ -361,10 +480,18 @@ uint64_t mf_eval_tr_fdpa(const mf_instr *in, const mf_case *cs, const mf_trace *
         /* step 4: normalize, round down to F2 bits, then RNE to binary32 */
         int sign = T < 0;
         uint64_t mag = sign ? (uint64_t)0 - (uint64_t)T : (uint64_t)T;
-        uint64_t s31;
-        int e31;
-        mf_round_sig(sign, mag, E - (F2 + 1), F2, -126, MF_RM_RD, &s31, &e31);
-        uint64_t d = mf_round_pack(MF_FMT_F32, sign, s31, e31 - F2, 23, MF_RM_RNE);
+        /* round down to F2 bits with binary32's exponent range: packed into an
+         * IEEE-style field of 8 exponent and F2 fraction bits, then unpacked */
+        uint64_t r31 = mf_round64(sign, mag, E - (F2 + 1), F2, F2, 8, MF_RM_RD);
+        uint64_t b31 = (r31 >> F2) & 0xFF, f31 = r31 & ((UINT64_C(1) << F2) - 1);
+        uint64_t d;
+        if (b31 == 0xFF)
+            d = mf_pack_inf(MF_FMT_F32, sign);  /* beyond 2^128: Inf after RNE too */
+        else if (b31 == 0 && f31 == 0)
+            d = mf_pack_zero(MF_FMT_F32, sign);
+        else
+            d = mf_round64(sign, f31 | (b31 ? UINT64_C(1) << F2 : 0), (b31 ? (int)b31 : 1) - 127 - F2, 23, 23, 8,
+                           MF_RM_RNE);
         MF_TRACE(tr,
                   "chunk k = %d..%d: product sum %lld/2^%d * 2^%d; E = %d; rounded down: products %lld/2^%d, "
                   "c %lld/2^%d; sum %c0x%llx/2^%d * 2^%d; RD to %d bits, RNE -> 0x%08llx",

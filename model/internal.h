@@ -76,6 +76,62 @@ void mf_round_sig(int sign, mf_u128 mag, int exp, int prec, int emin, mf_rmode r
  * section 3, T-FDPA step 6).  A zero magnitude gives a zero of `sign`. */
 uint64_t mf_round_pack(mf_format out, int sign, mf_u128 mag, int exp, int prec, mf_rmode rm);
 
+/* Round (-1)^sign * mag * 2^q (mag a nonzero 64-bit magnitude, any low bits
+ * already jammed) to an IEEE format given by its fields: prec fraction bits
+ * kept (<= fbits), fbits stored fraction bits, exponent bits ebits.  RNE, RZ
+ * or RD; a result above the largest exponent becomes Inf under every mode.
+ * The 64-bit twin of mf_round_pack, for the hot paths. */
+static inline uint64_t mf_round64(int sign, uint64_t mag, int q, int prec, int fbits, int ebits, mf_rmode rm)
+{
+    const int bias = (1 << (ebits - 1)) - 1, emin = 1 - bias, emax = bias;
+    const uint64_t sgn = (uint64_t)(sign != 0) << (ebits + fbits);
+    if (mag == 0)
+        return sgn;
+    int top = q + 63 - __builtin_clzll(mag);
+    int eff = top < emin ? emin : top;
+    int shift = eff - prec - q;
+    uint64_t sig;
+    if (shift <= 0) {
+        sig = mag << -shift;
+    } else {
+        uint64_t kept = shift > 63 ? 0 : mag >> shift;
+        uint64_t rem = shift > 63 ? mag : mag & ((UINT64_C(1) << shift) - 1);
+        sig = kept;
+        if (rem) {
+            if (rm == MF_RM_RNE) {
+                if (shift <= 64) {
+                    uint64_t half = UINT64_C(1) << (shift - 1);
+                    sig += rem > half || (rem == half && (kept & 1));
+                }
+            } else if (rm == MF_RM_RD && sign) {
+                sig++;
+            }
+        }
+        if (sig >> (prec + 1)) {
+            sig >>= 1;
+            eff++;
+        }
+    }
+    if (sig == 0)
+        return sgn;
+    if (eff > emax)
+        return sgn | ((UINT64_C(1) << ebits) - 1) << fbits;
+    uint64_t biased = (sig >> prec) ? (uint64_t)(eff + bias) : 0;
+    return sgn | (biased << fbits) | ((sig & ((UINT64_C(1) << prec) - 1)) << (fbits - prec));
+}
+
+/* A 128-bit magnitude folded to 64 bits with the lost bits jammed into bit 0:
+ * *q is adjusted so that the value (up to the sticky bit) is unchanged. */
+static inline uint64_t mf_jam64(mf_u128 m, int *q)
+{
+    uint64_t hi = (uint64_t)(m >> 64);
+    if (!hi)
+        return (uint64_t)m;
+    int sh = 64 - __builtin_clzll(hi) + 1;  /* keep 63 bits: sh is 2..65 */
+    *q += sh;
+    return (uint64_t)(m >> sh) | (uint64_t)((m & (((mf_u128)1 << sh) - 1)) != 0);
+}
+
 /* Bit patterns of special outputs of format f (F16/F32/F64). */
 uint64_t mf_pack_inf(mf_format f, int sign);
 uint64_t mf_pack_zero(mf_format f, int sign);
@@ -84,6 +140,9 @@ uint64_t mf_canonical_nan(mf_format f);
 /* IEEE addition x + y in format f (F16/F32/F64), round to nearest even,
  * subnormals honoured. */
 uint64_t mf_ieee_add(mf_format f, uint64_t x, uint64_t y);
+
+/* mf_ieee_add for binary32 (x, y are binary32 bit patterns). */
+uint64_t mf_f32_add(uint32_t x, uint32_t y);
 
 /* Exact sum of two terms, normalized and jammed so that rounding the result
  * to <= 120 bits is exact.  Either mag may be 0.  The sum of exactly

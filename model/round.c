@@ -140,8 +140,55 @@ static int ieee_term(mf_format f, uint64_t x, int *sign, mf_u128 *mag, int *exp)
     return v.cls;
 }
 
+/* IEEE addition for binary16/binary32 in 64-bit integers. */
+static inline __attribute__((always_inline)) uint64_t ieee_add_small(uint64_t x, uint64_t y, const int ebits,
+                                                                     const int fbits)
+{
+    const uint64_t emask = (UINT64_C(1) << ebits) - 1, fmask = (UINT64_C(1) << fbits) - 1;
+    const int sbit = ebits + fbits, bias = (int)(emask >> 1);
+    const mf_format f = ebits == 5 ? MF_FMT_F16 : MF_FMT_F32;
+    uint64_t ex = (x >> fbits) & emask, ey = (y >> fbits) & emask;
+    int sx = (int)(x >> sbit) & 1, sy = (int)(y >> sbit) & 1;
+    if (ex == emask || ey == emask) {
+        int nx = ex == emask && (x & fmask), ny = ey == emask && (y & fmask);
+        if (nx || ny || (ex == emask && ey == emask && sx != sy))
+            return mf_canonical_nan(f);
+        return mf_pack_inf(f, ex == emask ? sx : sy);
+    }
+    uint64_t ax = x & ((UINT64_C(1) << sbit) - 1), ay = y & ((UINT64_C(1) << sbit) - 1);
+    if (ax == 0 && ay == 0)
+        return mf_pack_zero(f, sx & sy);      /* -0 + -0 = -0, else +0 */
+    if (ax < ay) {                            /* |x| >= |y| from here */
+        uint64_t t = ax; ax = ay; ay = t;
+        t = ex; ex = ey; ey = t;
+        int ts = sx; sx = sy; sy = ts;
+    }
+    uint64_t mx = (ax & fmask) | (ex ? fmask + 1 : 0), my = (ay & fmask) | (ey ? fmask + 1 : 0);
+    int dx = ex ? (int)ex : 1, dy = ey ? (int)ey : 1;
+    int d = dx - dy;
+    mx <<= 32;                                /* 32 guard bits */
+    my <<= 32;
+    if (d > 63)
+        my = my != 0;
+    else if (d > 0)
+        my = (my >> d) | ((my & ((UINT64_C(1) << d) - 1)) != 0);
+    uint64_t m = sx == sy ? mx + my : mx - my;
+    if (m == 0)
+        return mf_pack_zero(f, 0);            /* exact cancellation: +0 */
+    return mf_round64(sx, m, dx - bias - fbits - 32, fbits, fbits, ebits, MF_RM_RNE);
+}
+
+uint64_t mf_f32_add(uint32_t x, uint32_t y)
+{
+    return ieee_add_small(x, y, 8, 23);
+}
+
 uint64_t mf_ieee_add(mf_format f, uint64_t x, uint64_t y)
 {
+    if (f == MF_FMT_F32)
+        return ieee_add_small(x & 0xFFFFFFFFu, y & 0xFFFFFFFFu, 8, 23);
+    if (f == MF_FMT_F16)
+        return ieee_add_small(x & 0xFFFF, y & 0xFFFF, 5, 10);
     int sx, sy, ex, ey;
     mf_u128 mx, my;
     int cx = ieee_term(f, x, &sx, &mx, &ex);
@@ -154,7 +201,7 @@ uint64_t mf_ieee_add(mf_format f, uint64_t x, uint64_t y)
         return mf_pack_inf(f, cx == MF_CLS_INF ? sx : sy);
     }
     if (cx == MF_CLS_ZERO && cy == MF_CLS_ZERO)
-        return mf_pack_zero(f, sx & sy);      /* -0 + -0 = -0, else +0 */
+        return mf_pack_zero(f, sx & sy);
     int s, e;
     mf_u128 m;
     mf_add_terms(sx, mx, ex, sy, my, ey, &s, &m, &e);

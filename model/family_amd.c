@@ -121,6 +121,56 @@ uint64_t mf_eval_e_fdpa(const mf_instr *in, const mf_case *cs, const mf_trace *t
     const int fr = mf_format_get(in->fa)->frac_bits + mf_format_get(in->fb)->frac_bits;
     uint64_t c = cs->c;
     for (int k0 = 0; k0 < in->k; k0 += in->L) {
+        if (!tr) {
+            /* fast path: all finite and the products within 100 bits of each
+             * other: their sum is exact in 128 bits, and adding c is a
+             * two-term sum, which mf_add_terms rounds exactly */
+            int special = ((c >> 23) & 0xFF) == 0xFF, qmin = 1 << 20, qtop = -(1 << 20);
+            int neg[MF_KMAX], q[MF_KMAX];
+            uint64_t m[MF_KMAX];
+            for (int k = 0; k < in->L; k++) {
+                mf_value va = mf_decode_fast(in->fa, cs->a[k0 + k]), vb = mf_decode_fast(in->fb, cs->b[k0 + k]);
+                special |= va.cls >= MF_CLS_INF || vb.cls >= MF_CLS_INF;
+                neg[k] = va.sign ^ vb.sign;
+                m[k] = va.sig * vb.sig;
+                q[k] = va.exp + vb.exp - fr;
+                if (m[k]) {
+                    qmin = q[k] < qmin ? q[k] : qmin;
+                    qtop = q[k] + 24 > qtop ? q[k] + 24 : qtop;
+                }
+            }
+            if (!special && (qtop < qmin || qtop - qmin <= 100)) {
+                __int128 P = 0;
+                for (int k = 0; k < in->L; k++)
+                    if (m[k]) {
+                        __int128 t = (__int128)((mf_u128)m[k] << (q[k] - qmin));
+                        P += neg[k] ? -t : t;
+                    }
+                mf_value vc = mf_decode(MF_FMT_F32, c);
+                uint64_t d;
+                if (P == 0) {
+                    d = vc.cls == MF_CLS_ZERO ? 0 : c;   /* exact zero sums are +0 */
+                } else {
+                    int ps = P < 0, s, e;
+                    mf_u128 pm = ps ? (mf_u128)(-P) : (mf_u128)P, sm;
+                    if (vc.cls == MF_CLS_ZERO) {
+                        s = ps;
+                        sm = pm;
+                        e = qmin;
+                    } else {
+                        mf_add_terms(ps, pm, qmin, vc.sign, vc.sig, vc.exp - 23, &s, &sm, &e);
+                    }
+                    if (sm == 0) {
+                        d = 0;
+                    } else {
+                        uint64_t m64 = mf_jam64(sm, &e);
+                        d = mf_round64(s, m64, e, 23, 23, 8, MF_RM_RNE);
+                    }
+                }
+                c = d;
+                continue;
+            }
+        }
         int nan = 0, pinf = 0, ninf = 0;
         wide_acc acc;
         acc_init(&acc);

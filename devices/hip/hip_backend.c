@@ -180,12 +180,14 @@ static int hip_run_tiles(mf_device *dev, const mf_instr *in, const char *variant
     hipError_t e = hipSetDevice(h->ordinal);
     const char *what = "hipSetDevice";
     size_t row = (size_t)(in - mf_instr_table);
-    if (e == hipSuccess && !h->fns[row]) {
-        what = "hipModuleGetFunction";
-        e = hipModuleGetFunction(&h->fns[row], h->module, x.symbol);
+    if (e == hipSuccess && !h->fns[row] && hipModuleGetFunction(&h->fns[row], h->module, x.symbol) != hipSuccess) {
+        h->fns[row] = NULL;
+        snprintf(err, errlen, "%s: hip:%d: the %s code object has no kernel %s", in->name, h->ordinal, h->co->target,
+                 x.symbol);
+        return MF_DEV_ERR_UNSUPPORTED;
     }
     size_t ea = mf_abi_elem_bytes(in->fa), ed = mf_abi_elem_bytes(in->fd);
-    size_t t0 = 0, t1 = 0;
+    size_t t0 = 0, t1 = ntiles; /* the failing range: the whole batch until a chunk starts */
     int pending[2] = {0, 0};
     struct { size_t t0, t1; } span[2] = {{0, 0}, {0, 0}};
     for (int s = 0; e == hipSuccess && t0 < ntiles; s ^= 1, t0 = t1) {

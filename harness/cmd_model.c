@@ -3,6 +3,8 @@
  */
 #include "cli.h"
 #include "decimal.h"
+#include "layout.h"
+#include "mf_device.h"
 #include "vecfile.h"
 
 #include <stdio.h>
@@ -52,9 +54,20 @@ static void describe(const mf_instr *in, char *buf, size_t len)
     char scale[32] = "";
     if (in->n_scales)
         snprintf(scale, sizeof scale, " s=%s/%d", mf_format_get(in->fs)->name, in->block);
-    snprintf(buf, len, "%-72s m%dn%dk%d  a=%s b=%s c=%s d=%s%s  %s %s  %s", in->name, in->m, in->n, in->k,
+    /* where it can run: a device target, or why it stays model-only */
+    char where[96];
+    const char *why = NULL;
+    const char *target = mf_device_target(in, &why);
+    if (!target)
+        snprintf(where, sizeof where, "%s", why);
+    else if (!mf_arch_is_amd(in->arch) && mf_ptx_kind_of(in, &why) == MF_PTX_NONE)
+        snprintf(where, sizeof where, "model-only: %s", why ? why : "no CUDA wrapper");
+    else
+        snprintf(where, sizeof where, "%s %s", mf_arch_is_amd(in->arch) ? "hip" : "cuda", target);
+    snprintf(buf, len, "%-72s m%dn%dk%d  a=%s b=%s c=%s d=%s%s  %s %s  %s  [%s]", in->name, in->m, in->n, in->k,
              mf_format_get(in->fa)->name, mf_format_get(in->fb)->name, mf_format_get(in->fc)->name,
-             mf_format_get(in->fd)->name, scale, mf_family_name(in->family), params, status_name(in->status));
+             mf_format_get(in->fd)->name, scale, mf_family_name(in->family), params, status_name(in->status),
+             where);
 }
 
 int cmd_list(int argc, char **argv)
@@ -64,7 +77,8 @@ int cmd_list(int argc, char **argv)
         if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-help")) {
             printf("usage: mmafuzz list [PATTERN]\n\n"
                    "One line per instruction of the table: name, shape, operand formats, arithmetic family\n"
-                   "and its parameters, and whether the row is verified against data or a hypothesis.\n"
+                   "and its parameters, whether the row is verified against data or a hypothesis, and\n"
+                   "where it runs: [cuda sm_XX] / [hip gfxNNN] or [model-only: why].\n"
                    "PATTERN is a shell glob over ARCH/QUALIFIER names, e.g. 'hopper/wgmma*'; a pattern\n"
                    "without '/' or '*' matches names that contain it.\n");
             return 0;
@@ -83,7 +97,7 @@ int cmd_list(int argc, char **argv)
             if (glob ? !mf_glob_match(pattern, in->name) : !strstr(in->name, pattern))
                 continue;
         }
-        char line[320];
+        char line[448];
         describe(in, line, sizeof line);
         puts(line);
         shown++;

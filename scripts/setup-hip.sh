@@ -11,4 +11,4 @@ for p in $pkgs; do dpkg -s "$p" >/dev/null 2>&1 || missing="$missing $p"; done
 [ -z "$missing" ] && exit 0
 export DEBIAN_FRONTEND=noninteractive
 need_root apt-get update -qq
-need_root apt-get install -y -qq --no-install-recommends $missing
+need_root apt-get install -y -qq $missing

@@ -25,17 +25,17 @@ mkdir -p "$OUT"
 if [ -d "$ROOT/mismatches" ]; then
     cp -r "$ROOT/mismatches/." "$OUT/"
 fi
-before=$(find "$OUT" -name '*.vec' | wc -l)
+find "$OUT" -name '*.vec' | sort >"$BUILD/known.txt"
 set +e
 "$EXE" run --device cuda -max_total_time "$SECONDS_FUZZ" -seed "${MMAFUZZ_SEED:-$(date +%s)}" --out "$OUT" -report 30
 rc=$?
 set -e
 [ $rc -le 1 ] || { echo "gpu_ci: fuzz run failed (exit $rc)"; exit 1; }
-after=$(find "$OUT" -name '*.vec' | wc -l)
+find "$OUT" -name '*.vec' | sort >"$BUILD/after.txt"
 status=0
-if [ "$after" -gt "$before" ]; then
-    echo "gpu_ci: $((after - before)) new mismatch file(s):"
-    find "$OUT" -name '*.vec' -newer "$OUT/index.tsv" -o -name '*.vec' -print | sort | tail -n $((after - before))
+if [ -n "$(comm -13 "$BUILD/known.txt" "$BUILD/after.txt")" ]; then
+    echo "gpu_ci: new mismatch file(s):"
+    comm -13 "$BUILD/known.txt" "$BUILD/after.txt"
     status=1
 fi
 if [ -d "$ROOT/corpus/golden" ]; then

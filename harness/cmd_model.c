@@ -189,10 +189,98 @@ int cmd_eval(int argc, char **argv)
 
 /* ----------------------------------------------------------------- check */
 
+/* Cases whose expected d is superseded by a hardware measurement (shared/
+ * vectors/README.md: "where a file disagrees with hardware you measured,
+ * hardware wins").  Kept as "instr case" keys with their d. */
+typedef struct override_set {
+    char **key;
+    uint64_t *d;
+    int *used;
+    size_t n, cap;
+} override_set;
+
+static void case_key(const mf_vec_case *vc, char *buf, size_t len)
+{
+    int n = snprintf(buf, len, "%s ", vc->instr->name);
+    if (n > 0 && (size_t)n < len)
+        mf_vec_format_case(vc->instr, &vc->cs, NULL, buf + n, len - (size_t)n);
+}
+
+static int override_load(override_set *o, const char *path)
+{
+    char err[512];
+    mf_vec_reader *r = mf_vec_open(path, err, sizeof err);
+    if (!r) {
+        fprintf(stderr, "%s\n", err);
+        return -1;
+    }
+    mf_vec_case vc;
+    int rc;
+    while ((rc = mf_vec_next(r, &vc)) == MF_VEC_CASE) {
+        if (!vc.has_d) {
+            fprintf(stderr, "%s:%ld: expected a d= field (the hardware's output)\n", path, vc.line);
+            mf_vec_close(r);
+            return -1;
+        }
+        if (o->n == o->cap) {
+            size_t cap = o->cap ? 2 * o->cap : 16;
+            char **k = realloc(o->key, cap * sizeof *k);
+            uint64_t *d = k ? realloc(o->d, cap * sizeof *d) : NULL;
+            int *u = d ? realloc(o->used, cap * sizeof *u) : NULL;
+            if (k) o->key = k;
+            if (d) o->d = d;
+            if (u) o->used = u;
+            if (!k || !d || !u) {
+                fprintf(stderr, "out of memory\n");
+                mf_vec_close(r);
+                return -1;
+            }
+            o->cap = cap;
+        }
+        char key[8192];
+        case_key(&vc, key, sizeof key);
+        o->key[o->n] = strdup(key);
+        o->d[o->n] = vc.d;
+        o->used[o->n] = 0;
+        o->n++;
+    }
+    if (rc != MF_VEC_EOF) {
+        fprintf(stderr, "%s\n", mf_vec_error(r));
+        mf_vec_close(r);
+        return -1;
+    }
+    mf_vec_close(r);
+    return 0;
+}
+
+/* @return the index of the override of case vc, or -1. */
+static long override_find(const override_set *o, const mf_vec_case *vc)
+{
+    if (!o->n)
+        return -1;
+    char key[8192];
+    case_key(vc, key, sizeof key);
+    for (size_t i = 0; i < o->n; i++)
+        if (!strcmp(o->key[i], key))
+            return (long)i;
+    return -1;
+}
+
+static void override_free(override_set *o)
+{
+    for (size_t i = 0; i < o->n; i++)
+        free(o->key[i]);
+    free(o->key);
+    free(o->d);
+    free(o->used);
+}
+
 int cmd_check(int argc, char **argv)
 {
     int skip_unknown = 0;
     long long max_errors = 20;
+    override_set ovr = {0};
+    const char *ovr_path = NULL;
     char **files = calloc((size_t)argc, sizeof *files);
     int nfiles = 0;
     if (!files)
@@ -200,17 +288,25 @@ int cmd_check(int argc, char **argv)
     for (int i = 1; i < argc; i++) {
         int rc;
         if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-help")) {
-            printf("usage: mmafuzz check [--skip-unknown] [-errors N] FILE...\n\n"
+            printf("usage: mmafuzz check [--skip-unknown] [-errors N] [--override FILE] FILE...\n\n"
                    "Evaluates every case of the .vec / .vec.gz files with the model and compares with d\n"
                    "(NaN rule of shared/VECTORS.md). Prints one line per instruction with its counts and the\n"
                    "first N failures (default 20) as 'case => got, expected'; ends with 'N passed, M failed'.\n"
                    "Exit status: 0 all passed, 1 some failed, 2 malformed input or unknown instruction\n"
-                   "(unless --skip-unknown, which skips and counts such cases).\n");
+                   "(unless --skip-unknown, which skips and counts such cases).\n"
+                   "--override FILE: a .vec file of cases whose d was measured on hardware and supersedes the\n"
+                   "d of the same case (instruction and inputs) in the checked files; they are counted and named.\n");
             free(files);
             return 0;
         }
         if (!strcmp(argv[i], "--skip-unknown") || !strcmp(argv[i], "-skip-unknown")) {
             skip_unknown = 1;
+        } else if ((rc = cli_opt_str(argc, argv, &i, "override", &ovr_path)) != 0) {
+            if (rc < 0 || override_load(&ovr, ovr_path)) {
+                override_free(&ovr);
+                free(files);
+                return 2;
+            }
         } else if ((rc = cli_opt_long(argc, argv, &i, "errors", &max_errors)) != 0) {
             if (rc < 0) {
                 free(files);
@@ -271,6 +367,14 @@ int cmd_check(int argc, char **argv)
                 break;
             }
             uint64_t d = mf_eval(in, &vc.cs);
+            long ov = override_find(&ovr, &vc);
+            if (ov >= 0) {
+                ovr.used[ov]++;
+                if (ovr.used[ov] == 1)
+                    printf("%s:%ld: %s: d superseded by hardware measurement in %s\n", files[f], vc.line, in->name,
+                           ovr_path);
+                vc.d = ovr.d[ov];
+            }
             if (mf_output_equal(in, d, vc.d)) {
                 pass[idx]++;
                 total_pass++;
@@ -301,6 +405,7 @@ int cmd_check(int argc, char **argv)
             printf("%ld passed, %ld failed\n", total_pass, total_fail);
         status = total_fail ? 1 : 0;
     }
+    override_free(&ovr);
     free(pass);
     free(fail);
     free(order);

@@ -66,7 +66,8 @@ static void add_c(fused_sum *fs, mf_format fc, uint64_t c, int e_zero)
 
 /* Steps 4-6 of T-FDPA: align every term to e_max, truncate toward zero to
  * F fraction bits, sum exactly, convert with rho.  Specials (step 1) first. */
-static uint64_t finish_fused(const fused_sum *fs, int F, mf_format fd, mf_rho rho, const mf_trace *tr)
+static uint64_t finish_fused(const fused_sum *fs, int F, mf_format fd, mf_rho rho, int zero_plus,
+                             const mf_trace *tr)
 {
     if (fs->nan || (fs->pinf && fs->ninf)) {
         MF_TRACE(tr, "special: NaN (NaN input, 0*Inf, or +Inf with -Inf)");
@@ -101,6 +102,8 @@ static uint64_t finish_fused(const fused_sum *fs, int F, mf_format fd, mf_rho rh
     int sign = S < 0;
     uint64_t mag = sign ? (uint64_t)0 - (uint64_t)S : (uint64_t)S;
     uint64_t d = finish_rho(fd, rho, sign, mag, e_max - F);
+    if (zero_plus && (d & ~(UINT64_C(1) << (mf_format_get(fd)->bits - 1))) == 0)
+        d = 0;  /* a sum that rounds to zero gives +0 (instr_table.c) */
     if (tr)
         MF_TRACE(tr, "sum = %c0x%llx * 2^%d; %s -> 0x%0*llx", sign ? '-' : '+', (unsigned long long)mag,
                   e_max - F, mf_rho_name(rho), mf_format_get(fd)->hex_width, (unsigned long long)d);
@@ -138,7 +141,7 @@ static uint64_t t_fdpa_chunk(const mf_instr *in, mf_format fc, uint64_t c, const
         }
     }
     add_c(&fs, fc, c, in->e_zero);
-    return finish_fused(&fs, in->F, in->fd, in->rho, tr);
+    return finish_fused(&fs, in->F, in->fd, in->rho, in->zero_plus, tr);
 }
 
 uint64_t mf_eval_t_fdpa(const mf_instr *in, const mf_case *cs, const mf_trace *tr)
@@ -206,7 +209,7 @@ uint64_t mf_eval_gst_fdpa(const mf_instr *in, const mf_case *cs, const mf_trace 
             add_term(&fs, neg, mag, e, fr);
         }
         add_c(&fs, fc, c, in->e_zero);
-        c = finish_fused(&fs, in->F, in->fd, in->rho, tr);
+        c = finish_fused(&fs, in->F, in->fd, in->rho, in->zero_plus, tr);
         fc = in->fd;
     }
     return c;

@@ -163,6 +163,8 @@ static inline __attribute__((always_inline)) int chunk_core(const mf_instr *in, 
         S += ((int64_t)t ^ neg) - neg;
     }
     *d = round_fast(S, e_max - F, in->rho);
+    if (in->zero_plus && (*d & ~(UINT64_C(1) << (in->rho == MF_RNE_FP16 ? 15 : 31))) == 0)
+        *d = 0;  /* a sum that rounds to zero gives +0 (instr_table.c) */
     return 0;
 }
 

@@ -158,6 +158,8 @@ typedef struct mf_instr {
     mf_rho rho;
     mf_status status;
     uint8_t nan_any;       /* 1: any NaN equals any NaN (FP64, AMD) */
+    uint8_t zero_plus;     /* 1: a fused sum that rounds to zero gives +0, whatever
+                              its sign (measured on H100; see instr_table.c) */
     uint16_t n_scales;     /* K / block, or 0 */
 } mf_instr;
 

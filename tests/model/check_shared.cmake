@@ -15,7 +15,12 @@ if(n EQUAL 0)
   message("no .vec files under ${DIR}: skipped")
   cmake_language(EXIT 77)
 endif()
-execute_process(COMMAND ${MMAFUZZ} check -errors 10 ${files}
+set(extra)
+if(OVERRIDE)
+  # peer cases whose d a hardware measurement supersedes
+  set(extra --override ${OVERRIDE})
+endif()
+execute_process(COMMAND ${MMAFUZZ} check -errors 10 ${extra} ${files}
                 OUTPUT_VARIABLE out ERROR_VARIABLE err RESULT_VARIABLE rc)
 message("${out}${err}")
 if(NOT rc EQUAL 0)

@@ -34,19 +34,28 @@ void mf_abi_set(mf_format f, void *base, size_t idx, uint64_t v)
     }
 }
 
+/* Copy n elements of an ABI array (element size es) into 64-bit values. */
+static inline void abi_copy(uint64_t *dst, const void *src, size_t first, int n, size_t es)
+{
+    switch (es) {
+    case 8: for (int i = 0; i < n; i++) dst[i] = ((const uint64_t *)src)[first + (size_t)i]; break;
+    case 4: for (int i = 0; i < n; i++) dst[i] = ((const uint32_t *)src)[first + (size_t)i]; break;
+    case 2: for (int i = 0; i < n; i++) dst[i] = ((const uint16_t *)src)[first + (size_t)i]; break;
+    default: for (int i = 0; i < n; i++) dst[i] = ((const uint8_t *)src)[first + (size_t)i]; break;
+    }
+}
+
 void mf_tile_get_case(const mf_instr *in, int m, int n, int k, const void *A, const void *B, const void *C,
                       const void *SA, const void *SB, size_t t, int i, int j, mf_case *out)
 {
+    /* only the first k values and n_scales scales are ever read: no memset */
     size_t S = in->n_scales;
-    memset(out, 0, sizeof *out);
     out->c = mf_abi_get(in->fc, C, (t * (size_t)m + (size_t)i) * (size_t)n + (size_t)j);
-    for (int kk = 0; kk < k; kk++) {
-        out->a[kk] = mf_abi_get(in->fa, A, (t * (size_t)m + (size_t)i) * (size_t)k + (size_t)kk);
-        out->b[kk] = mf_abi_get(in->fb, B, (t * (size_t)n + (size_t)j) * (size_t)k + (size_t)kk);
-    }
-    for (size_t s = 0; s < S; s++) {
-        out->sa[s] = mf_abi_get(in->fs, SA, (t * (size_t)m + (size_t)i) * S + s);
-        out->sb[s] = mf_abi_get(in->fs, SB, (t * (size_t)n + (size_t)j) * S + s);
+    abi_copy(out->a, A, (t * (size_t)m + (size_t)i) * (size_t)k, k, mf_abi_elem_bytes(in->fa));
+    abi_copy(out->b, B, (t * (size_t)n + (size_t)j) * (size_t)k, k, mf_abi_elem_bytes(in->fb));
+    if (S) {
+        abi_copy(out->sa, SA, (t * (size_t)m + (size_t)i) * S, (int)S, mf_abi_elem_bytes(in->fs));
+        abi_copy(out->sb, SB, (t * (size_t)n + (size_t)j) * S, (int)S, mf_abi_elem_bytes(in->fs));
     }
 }
 

@@ -15,6 +15,7 @@
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <pthread.h>
 #include <string.h>
 #include <strings.h>
 
@@ -123,11 +124,22 @@ static uint64_t rnd_at(rng *r, mf_format f, int e)
     return rv_make(f, (int)(rng_next(r) & 1), e, rnd_frac(r, rv_get(f)->fbits));
 }
 
+/* Special values of every format, listed once (rv_specials) and shared by
+ * all threads. */
+static uint64_t special_list[MF_FMT_COUNT][40];
+static uint32_t special_count[MF_FMT_COUNT];
+static pthread_once_t special_once = PTHREAD_ONCE_INIT;
+
+static void build_special_lists(void)
+{
+    for (int f = 1; f < MF_FMT_COUNT; f++)
+        special_count[f] = (uint32_t)rv_specials((mf_format)f, special_list[f], 40);
+}
+
 static uint64_t rnd_special(rng *r, mf_format f)
 {
-    uint64_t s[40];
-    size_t n = rv_specials(f, s, 40);
-    return s[rng_below(r, (uint32_t)n)];
+    pthread_once(&special_once, build_special_lists);
+    return special_list[f][rng_below(r, special_count[f])];
 }
 
 /* A block scale: mostly near 2^0, sometimes any pattern. */

@@ -52,6 +52,59 @@ static inline __attribute__((always_inline)) int frac_bits_of(mf_format f)
     }
 }
 
+/* Class of an input value (MF_CLS_*) for the special-value step; sign in *sign. */
+static inline __attribute__((always_inline)) int cls_in(mf_format f, uint64_t x, uint32_t *sign)
+{
+    uint32_t sig, g;
+    int exp;
+    int special = dec_in(f, x, &sig, &exp, &g);
+    *sign = g;
+    if (!special)
+        return sig ? MF_CLS_FINITE : MF_CLS_ZERO;
+    if (f == MF_FMT_E4M3)
+        return MF_CLS_NAN;
+    /* IEEE-style: the fraction bits tell NaN from Inf (hidden bit masked) */
+    return (sig & ((1u << frac_bits_of(f)) - 1)) ? MF_CLS_NAN : MF_CLS_INF;
+}
+
+/* T-FDPA step 1 for a chunk that holds a NaN or an Inf (inputs or c):
+ * any NaN or 0*Inf gives NaN, +Inf with -Inf gives NaN, else that Inf. */
+static inline __attribute__((always_inline)) uint64_t special_result(mf_format fa, mf_format fb, mf_format fc,
+                                                                     uint64_t c, const uint64_t *a,
+                                                                     const uint64_t *b, int L)
+{
+    int nan = 0, pinf = 0, ninf = 0;
+    for (int k = 0; k < L; k++) {
+        uint32_t ga, gb;
+        int ca = cls_in(fa, a[k], &ga), cb = cls_in(fb, b[k], &gb);
+        if (ca == MF_CLS_NAN || cb == MF_CLS_NAN)
+            nan = 1;
+        else if (ca == MF_CLS_INF || cb == MF_CLS_INF) {
+            if (ca == MF_CLS_ZERO || cb == MF_CLS_ZERO)
+                nan = 1;
+            else if (ga ^ gb)
+                ninf = 1;
+            else
+                pinf = 1;
+        }
+    }
+    const int bits = fc == MF_FMT_F32 ? 32 : 16, fbits = fc == MF_FMT_F32 ? 23 : 10;
+    uint64_t v = c & (bits == 32 ? 0xFFFFFFFFu : 0xFFFFu);
+    uint64_t emask = ((UINT64_C(1) << (bits - 1 - fbits)) - 1) << fbits;
+    if ((v & emask) == emask) {
+        if (v & ((UINT64_C(1) << fbits) - 1))
+            nan = 1;
+        else if (v >> (bits - 1))
+            ninf = 1;
+        else
+            pinf = 1;
+    }
+    (void)fb;
+    if (nan || (pinf && ninf))
+        return UINT64_MAX;  /* the caller packs the NaN of D's format */
+    return ninf ? 1 : 2;    /* -Inf or +Inf */
+}
+
 /* Convert S * 2^q (S signed) with rho.  Mirrors finish_rho + mf_round_pack
  * for 64-bit magnitudes. */
 static inline uint64_t round_fast(int64_t S, int q, mf_rho rho)
@@ -140,8 +193,16 @@ static inline __attribute__((always_inline)) int chunk_core(const mf_instr *in, 
         cfr = 10;
         cspecial = e == 0x1F;
     }
-    if (special | (uint32_t)cspecial)
-        return 1;
+    if (special | (uint32_t)cspecial) {
+        uint64_t r = special_result(fa, fb, fc, c, a, b, L);
+        int ob = in->rho == MF_RNE_FP16 ? 16 : 32, of = in->rho == MF_RNE_FP16 ? 10 : 23;
+        uint64_t inf = ((UINT64_C(1) << (ob - 1 - of)) - 1) << of;
+        if (r == UINT64_MAX)  /* canonical NaN: 0x7FFFFFFF / 0x7FFF (DOMAIN section 3) */
+            *d = (UINT64_C(1) << (ob - 1)) - 1;
+        else
+            *d = inf | (r == 1 ? UINT64_C(1) << (ob - 1) : 0);
+        return 0;
+    }
     if (cs == 0)
         ce = e_zero;
     e_max = ce > e_max ? ce : e_max;

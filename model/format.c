@@ -7,7 +7,7 @@
 #include <string.h>
 
 /* name, bits, hex width, exp bits, frac bits, bias, has_sign, has_inf */
-static const mf_format_info format_info[MF_FMT_COUNT] = {
+const mf_format_info mf_format_table[MF_FMT_COUNT] = {
     [MF_FMT_NONE]     = {"none",     0,  0,  0,  0,    0, 0, 0},
     [MF_FMT_F64]      = {"f64",     64, 16, 11, 52, 1023, 1, 1},
     [MF_FMT_F32]      = {"f32",     32,  8,  8, 23,  127, 1, 1},
@@ -25,15 +25,10 @@ static const mf_format_info format_info[MF_FMT_COUNT] = {
     [MF_FMT_UE4M3]    = {"ue4m3",    8,  2,  4,  3,    7, 0, 0},
 };
 
-const mf_format_info *mf_format_get(mf_format f)
-{
-    return &format_info[(unsigned)f < MF_FMT_COUNT ? f : MF_FMT_NONE];
-}
-
 mf_format mf_format_by_name(const char *name)
 {
     for (int f = 1; f < MF_FMT_COUNT; f++)
-        if (strcmp(format_info[f].name, name) == 0)
+        if (strcmp(mf_format_table[f].name, name) == 0)
             return (mf_format)f;
     return MF_FMT_NONE;
 }

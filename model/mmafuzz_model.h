@@ -58,8 +58,14 @@ typedef struct mf_format_info {
     uint8_t has_inf;
 } mf_format_info;
 
+/* The format descriptions, indexed by mf_format. */
+extern const mf_format_info mf_format_table[MF_FMT_COUNT];
+
 /* @return the description of format f (f < MF_FMT_COUNT). */
-const mf_format_info *mf_format_get(mf_format f);
+static inline const mf_format_info *mf_format_get(mf_format f)
+{
+    return &mf_format_table[(unsigned)f < MF_FMT_COUNT ? f : MF_FMT_NONE];
+}
 /* @return the format named `name` ("bf16"), or MF_FMT_NONE. */
 mf_format mf_format_by_name(const char *name);
 

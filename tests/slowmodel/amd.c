@@ -62,7 +62,7 @@ static uint64_t e_fdpa_step(const mf_instr *in, const mf_case *cs, int k0, int n
     return sm_round_pack(MF_FMT_F32, &sum, 23, SM_RNE, 0);
 }
 
-/* FTZ-Mul-Add helpers: a binary32 result that is subnormal becomes a zero
+/* FTZ-Mul-Add: a binary32 result that is subnormal becomes a zero
  * of its sign. */
 static uint64_t flush_keep_sign(uint64_t x)
 {

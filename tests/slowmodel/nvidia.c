@@ -58,7 +58,12 @@ static uint64_t fused_sum(const mf_instr *in, term *t, int n)
        model's convention: its fixed-point sum starts from +0; DOMAIN leaves
        the sign to hardware).  A non-zero sum that rounds to zero keeps its
        sign (sm_round_pack). */
-    return sm_round_pack(f, &sum, prec, mode, 0);
+    uint64_t d = sm_round_pack(f, &sum, prec, mode, 0);
+    /* rows marked zero_plus (hopper, measured on an H100): a sum that
+       rounds to zero gives +0 too */
+    if (in->zero_plus && sm_decode(f, d).cls == SM_ZERO)
+        d = 0;
+    return d;
 }
 
 /* The product term a*b (DOMAIN 3, T-FDPA steps 2-3), scaled by the block

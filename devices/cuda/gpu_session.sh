@@ -1,41 +1,54 @@
 #!/bin/sh
-# gpu_session.sh - everything the CUDA device layer needs a GPU for, in one go:
-# the devices list, layout probes, wgmma variant comparison, the benchmark,
-# the golden recording and the device-vs-model fuzz run.  Logs and results go
-# to OUTDIR (default $OUT, else ./gpu-out).  Run from the repository root with
-# a built BUILD directory (default build-cuda).
+# gpu_session.sh - what the CUDA device layer needs a GPU for, in one go:
+# the devices list, layout probes, the wgmma variant comparison, the
+# benchmark, the golden recording and the device-vs-model fuzz run.
+# Everything is logged to OUTDIR/session.log (OUTDIR: $OUT, else ./gpu-out);
+# the golden recording goes to OUTDIR/golden_h100.vec.gz and mismatching
+# cases to OUTDIR/mismatches.vec.  Run from the repository root.
 #
-# usage: devices/cuda/gpu_session.sh [BUILD] [FUZZ_TILES] [FUZZ_SECONDS] [GOLDEN_RUNS]
+# usage: devices/cuda/gpu_session.sh BUILD STEPS [FUZZ_PATTERN] [FUZZ_TILES] [SECS_PER_INSTR] [GOLDEN_RUNS]
+#   STEPS: comma-separated subset of devices,layout,variants,bench,golden,fuzz
 set -u
 B=${1:-build-cuda}
-TILES=${2:-1000000}
-SECS=${3:-12}
-GOLDEN=${4:-2000}
+STEPS=${2:-devices,layout,variants,bench,golden,fuzz}
+PAT=${3:-hopper/*}
+TILES=${4:-1000000}
+SECS=${5:-12}
+GOLDEN=${6:-2000}
 O=${OUT:-gpu-out}
 mkdir -p "$O"
-[ -d "$B/lib" ] && export LD_LIBRARY_PATH="$PWD/$B/lib:${LD_LIBRARY_PATH:-}"
-log() { echo "== $*" | tee -a "$O/summary.txt"; }
+L="$O/session.log"
+has() { case ",$STEPS," in *",$1,"*) return 0 ;; esac; return 1; }
+log() { echo "== $*" >> "$L"; }
 
-log "$(date -u) $(nvidia-smi --query-gpu=name,driver_version --format=csv,noheader 2>&1)"
-log devices
-"$B/mmafuzz" devices > "$O/devices.txt" 2>&1; tail -3 "$O/devices.txt" | tee -a "$O/summary.txt"
-log "layout probes (one-hot A/B/C per instruction and variant)"
-"$B/tests/cuda/test_gpu" layout > "$O/layout.txt" 2>&1; echo "rc=$?" | tee -a "$O/summary.txt"
-grep -E "FAIL|failed" "$O/layout.txt" | head -20 | tee -a "$O/summary.txt"
-log "wgmma variants: N=8 vs N=256, A from shared memory vs registers"
-"$B/tests/cuda/test_gpu" variants -runs 64 > "$O/variants.txt" 2>&1; echo "rc=$?" | tee -a "$O/summary.txt"
-grep -E "^(ok|FAIL)" "$O/variants.txt" | cut -c1-200 | tee -a "$O/summary.txt"
-log "benchmark (dot products/s, transfers included)"
-"$B/mmafuzz_cuda_bench" -bytes 2048 -reps 5 > "$O/bench.txt" 2>&1; echo "rc=$?" | tee -a "$O/summary.txt"
-cat "$O/bench.txt" | tee -a "$O/summary.txt"
-log "golden recording: $GOLDEN cases per hopper instruction"
-"$B/mmafuzz" record --device cuda --instr 'hopper/*' -runs "$GOLDEN" -seed 2026 --out "$O/golden_h100.vec" \
-    > "$O/record.txt" 2>&1; echo "rc=$?" | tee -a "$O/summary.txt"
-"$B/mmafuzz" check -errors 5 "$O/golden_h100.vec" > "$O/golden_check.txt" 2>&1; echo "check rc=$?" | tee -a "$O/summary.txt"
-tail -3 "$O/golden_check.txt" | tee -a "$O/summary.txt"
-gzip -9 -f "$O/golden_h100.vec"
-log "device vs model: up to $TILES tiles and $SECS s per hopper instruction"
-"$B/tests/cuda/test_gpu" vs-model --instr "hopper/*" -runs "$TILES" -seed 7 -max_instr_time "$SECS" \
-    --mismatches "$O/mismatches.vec" > "$O/vs_model.txt" 2>&1; echo "rc=$?" | tee -a "$O/summary.txt"
-cut -c1-160 "$O/vs_model.txt" | tee -a "$O/summary.txt"
+log "$(date -u) $(nvidia-smi --query-gpu=name,driver_version --format=csv,noheader 2>&1) steps=$STEPS"
+if has devices; then
+  log devices; "$B/mmafuzz" devices >> "$L" 2>&1
+fi
+if has layout; then
+  log "layout probes (one-hot A/B/C per instruction and variant)"
+  "$B/tests/cuda/test_gpu" layout >> "$L" 2>&1; log "rc=$?"
+fi
+if has variants; then
+  log "wgmma variants: N=8 vs N=256, A from shared memory vs registers"
+  "$B/tests/cuda/test_gpu" variants -runs 64 >> "$L" 2>&1; log "rc=$?"
+fi
+if has bench; then
+  log "benchmark (dot products/s, transfers included)"
+  "$B/mmafuzz_cuda_bench" -bytes 2048 -reps 5 >> "$L" 2>&1; log "rc=$?"
+  "$B/mmafuzz_cuda_bench" -bytes 2048 -reps 5 hopper/wgmma.m64n8k16.f32.f16.f16 \
+      hopper/wgmma.m64n8k32.f32.e4m3.e4m3@n256 hopper/mma.m16n8k32.f32.e4m3.e4m3.f32 >> "$L" 2>&1; log "rc=$?"
+fi
+if has golden; then
+  log "golden recording: $GOLDEN cases per hopper instruction"
+  "$B/mmafuzz" record --device cuda --instr 'hopper/*' -runs "$GOLDEN" -seed 2026 --out "$O/golden_h100.vec" >> "$L" 2>&1
+  log "rc=$?"
+  "$B/mmafuzz" check -errors 10 "$O/golden_h100.vec" >> "$L" 2>&1; log "check rc=$?"
+  gzip -9 -f "$O/golden_h100.vec"
+fi
+if has fuzz; then
+  log "device vs model: up to $TILES tiles and $SECS s per instruction of $PAT"
+  "$B/tests/cuda/test_gpu" vs-model --instr "$PAT" -runs "$TILES" -seed 7 -max_instr_time "$SECS" \
+      --mismatches "$O/mismatches.vec" >> "$L" 2>&1; log "rc=$?"
+fi
 log "$(date -u) done"

@@ -13,6 +13,8 @@
  *             (casegen) through the device and the model; every output compared
  *             (NaN rule of shared/VECTORS.md).  Mismatches go to --mismatches as
  *             .vec lines with the device's d.
+ *   cases FILE  each case of a .vec file alone on the device: prints it with
+ *             the device's d and the model's (for minimized findings).
  *   variants  wgmma only: the same cases through N=8 and N=256, A from shared
  *             memory and from registers; all four outputs compared bit for bit.
  *
@@ -112,9 +114,11 @@ static int layout_one(mf_device *dev, const mf_instr *in, const char *variant)
     }
     size_t tc = (size_t)2 * k;
     for (int idx = 0; idx < m * n; idx++) {
+        /* distinct values that every output conversion keeps exactly (RZ-E8M13
+         * keeps 13 fraction bits): f32 (1 + (idx % 8192)/8192) * 2^(idx / 8192) */
         uint64_t c = in->fc == MF_FMT_F16 ? 0x0400u + (uint64_t)idx
                      : in->fc == MF_FMT_F64 ? 0x3FF0000000000000ull + ((uint64_t)idx << 20)
-                                            : 0x3F800000u + ((uint64_t)idx << 9);
+                                            : 0x3F800000u + ((uint64_t)(idx & 8191) << 10) + ((uint64_t)(idx >> 13) << 23);
         mf_abi_set(in->fc, C, tc * m * n + idx, c);
         X[tc * m * n + idx] = c;
     }
@@ -345,6 +349,61 @@ static int variants_one(mf_device *dev, const mf_instr *in, const opts *o)
     return bad;
 }
 
+/* ------------------------------------------------------------------ cases */
+
+/* Run each case of a .vec file on the device, alone at (0,0) of a zero tile,
+ * and print it with the device's d and the model's d in a comment. */
+static int cases_file(mf_device *dev, const char *path)
+{
+    char err[512];
+    mf_vec_reader *r = mf_vec_open(path, err, sizeof err);
+    if (!r) {
+        printf("FAIL %s\n", err);
+        return 1;
+    }
+    mf_vec_case vc;
+    int rc, bad = 0;
+    const mf_instr *last = NULL;
+    while ((rc = mf_vec_next(r, &vc)) == MF_VEC_CASE) {
+        const mf_instr *in = vc.instr;
+        int m, n, k;
+        if (!mf_device_supports(dev, in, NULL) || mf_device_tile_shape(dev, in, NULL, &m, &n, &k)) {
+            printf("# %s: not runnable here\n", in->name);
+            continue;
+        }
+        unsigned char *A = calloc((size_t)m * k, 8), *B = calloc((size_t)n * k, 8), *C = calloc((size_t)m * n, 8),
+                      *D = calloc((size_t)m * n, 8);
+        for (int kk = 0; kk < k; kk++) {
+            mf_abi_set(in->fa, A, (size_t)kk, vc.cs.a[kk]);
+            mf_abi_set(in->fb, B, (size_t)kk, vc.cs.b[kk]);
+        }
+        mf_abi_set(in->fc, C, 0, vc.cs.c);
+        if (mf_device_run_tiles(dev, in, NULL, 1, A, B, C, NULL, NULL, D, err, sizeof err)) {
+            printf("FAIL %s\n", err);
+            bad = 1;
+        } else {
+            uint64_t d = mf_abi_get(in->fd, D, 0), md = mf_eval(in, &vc.cs);
+            char line[16384], hex[24];
+            mf_vec_format_value(in->fd, md, hex, sizeof hex);
+            mf_vec_format_case(in, &vc.cs, &d, line, sizeof line);
+            if (in != last)
+                printf("instr %s\n", in->name);
+            last = in;
+            printf("# model d=%s%s\n%s\n", hex, mf_output_equal(in, md, d) ? " (agrees)" : " (DIFFERS)", line);
+        }
+        free(A);
+        free(B);
+        free(C);
+        free(D);
+    }
+    if (rc == MF_VEC_ERROR || rc == MF_VEC_UNKNOWN) {
+        printf("FAIL %s\n", mf_vec_error(r));
+        bad = 1;
+    }
+    mf_vec_close(r);
+    return bad;
+}
+
 /* ---------------------------------------------------------------- main */
 
 static int parse_long(const char *s, long long *v)
@@ -358,7 +417,13 @@ int main(int argc, char **argv)
 {
     opts o = {"cuda", NULL, NULL, 0, 1, 0, 0, 0};
     const char *mode = argc > 1 ? argv[1] : "";
-    for (int i = 2; i < argc; i++) {
+    const char *cases_path = NULL;
+    int first = 2;
+    if (!strcmp(mode, "cases") && argc > 2) {
+        cases_path = argv[2];
+        first = 3;
+    }
+    for (int i = first; i < argc; i++) {
         const char *a = argv[i];
         const char *v = i + 1 < argc ? argv[i + 1] : NULL;
         int ok = v != NULL;
@@ -377,8 +442,8 @@ int main(int argc, char **argv)
         }
         i++;
     }
-    if (strcmp(mode, "layout") && strcmp(mode, "vs-model") && strcmp(mode, "variants")) {
-        fprintf(stderr, "usage: test_gpu layout|vs-model|variants [--device SPEC] [--instr PATTERN] [-runs N]\n"
+    if (strcmp(mode, "layout") && strcmp(mode, "vs-model") && strcmp(mode, "variants") && !cases_path) {
+        fprintf(stderr, "usage: test_gpu layout|vs-model|variants|cases FILE [--device SPEC] [--instr PATTERN] [-runs N]\n"
                         "       [-seed S] [-threads T] [-max_total_time SEC] [--mismatches FILE]\n");
         return 2;
     }
@@ -402,6 +467,11 @@ int main(int argc, char **argv)
     if (o.mismatch_path && !(mis = fopen(o.mismatch_path, "w"))) {
         perror(o.mismatch_path);
         return 2;
+    }
+    if (cases_path) {
+        int bad = cases_file(dev, cases_path);
+        mf_device_close(dev);
+        return bad;
     }
     double deadline = o.max_time > 0 ? now() + (double)o.max_time : 0;
     int failed = 0, ran = 0;

@@ -1,12 +1,12 @@
 #!/bin/sh
-# gpu_session.sh - what the CUDA device layer needs a GPU for, in one go:
+# gpu_checks.sh - what the CUDA device layer needs a GPU for, in one go:
 # the devices list, layout probes, the wgmma variant comparison, the
 # benchmark, the golden recording and the device-vs-model fuzz run.
 # Everything is logged to OUTDIR/session.log (OUTDIR: $OUT, else ./gpu-out);
 # the golden recording goes to OUTDIR/golden_h100.vec.gz and mismatching
 # cases to OUTDIR/mismatches.vec.  Run from the repository root.
 #
-# usage: devices/cuda/gpu_session.sh BUILD STEPS [FUZZ_PATTERN] [FUZZ_TILES] [SECS_PER_INSTR] [GOLDEN_RUNS]
+# usage: devices/cuda/gpu_checks.sh BUILD STEPS [FUZZ_PATTERN] [FUZZ_TILES] [SECS_PER_INSTR] [GOLDEN_RUNS]
 #   STEPS: comma-separated subset of devices,layout,variants,bench,golden,fuzz
 set -u
 B=${1:-build-cuda}

@@ -2,7 +2,7 @@
 # gpu_checks.sh - what the CUDA device layer needs a GPU for, in one go:
 # the devices list, layout probes, the wgmma variant comparison, the
 # benchmark, the golden recording and the device-vs-model fuzz run.
-# Everything is logged to OUTDIR/session.log (OUTDIR: $OUT, else ./gpu-out);
+# Everything is logged to OUTDIR/gpu_checks.log (OUTDIR: $OUT, else ./gpu-out);
 # the golden recording goes to OUTDIR/golden_h100.vec.gz and mismatching
 # cases to OUTDIR/mismatches.vec.  Run from the repository root.
 #
@@ -17,7 +17,7 @@ SECS=${5:-12}
 GOLDEN=${6:-2000}
 O=${OUT:-gpu-out}
 mkdir -p "$O"
-L="$O/session.log"
+L="$O/gpu_checks.log"
 has() { case ",$STEPS," in *",$1,"*) return 0 ;; esac; return 1; }
 log() { echo "== $*" >> "$L"; }
 

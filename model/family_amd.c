@@ -516,7 +516,7 @@ uint64_t mf_eval_tr_fdpa(const mf_instr *in, const mf_case *cs, const mf_trace *
             MF_TRACE(tr, "even sum %lld/2^%d * 2^%d, odd sum %lld/2^%d * 2^%d", (long long)S_even, F, e_even,
                       (long long)S_odd, F, e_odd);
         }
-    combine:
+    combine:;
         /* step 3: E = max(e_dot, e_c); round the product sum down to F2+1
          * bits and c down to F bits, relative to E */
         int e_c = vc.cls == MF_CLS_ZERO ? (vc.exp == -1 ? -1 : -126) : vc.exp;

@@ -9,7 +9,7 @@ need_root() { if [ "$(id -u)" -eq 0 ]; then "$@"; else sudo "$@"; fi; }
 
 if [ "${MMAFUZZ_SKIP_APT:-0}" != 1 ] && command -v apt-get >/dev/null; then
   export DEBIAN_FRONTEND=noninteractive
-  pkgs="cmake make gcc g++ pkg-config libxxhash-dev zlib1g-dev clang libclang-rt-dev python3-pip"
+  pkgs="cmake make gcc g++ pkg-config libxxhash-dev xxhash zlib1g-dev clang libclang-rt-dev python3-pip"
   missing=""
   for p in $pkgs; do dpkg -s "$p" >/dev/null 2>&1 || missing="$missing $p"; done
   if [ -n "$missing" ]; then
@@ -19,10 +19,12 @@ if [ "${MMAFUZZ_SKIP_APT:-0}" != 1 ] && command -v apt-get >/dev/null; then
   # optional toolchains: the HIP device layer (see devices/hip/README.md)
   if [ -x scripts/setup-hip.sh ]; then scripts/setup-hip.sh || echo "setup: HIP toolchain not installed; the HIP layer will be skipped"; fi
 fi
-# cuobjdump reads the SASS of the CUDA wrappers (no GPU needed); nvcc itself
+# cuobjdump (with nvdisasm) reads the SASS of the CUDA wrappers, no GPU
+# needed; PyPI has no 13.0 build, and 13.2 reads sm_90a cubins.  nvcc itself
 # comes with the CUDA toolkit, which is optional.
 if command -v nvcc >/dev/null && ! command -v cuobjdump >/dev/null; then
-  python3 -m pip install -q nvidia-cuda-cuobjdump 2>/dev/null || python3 -m pip install -q --break-system-packages nvidia-cuda-cuobjdump || true
+  cuda_tools="nvidia-cuda-cuobjdump==13.2.51 nvidia-cuda-nvdisasm==13.2.51"
+  python3 -m pip install -q $cuda_tools 2>/dev/null || python3 -m pip install -q --break-system-packages $cuda_tools || true
 fi
 
 cmake -S . -B build -DCMAKE_BUILD_TYPE=Release ${MMAFUZZ_CMAKE_ARGS:-}

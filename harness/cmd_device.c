@@ -63,6 +63,17 @@ int cmd_devices(int argc, char **argv)
                di->model_arch < MF_ARCH_COUNT ? mf_arch_name(di->model_arch) : "(none)", di->driver, di->runtime);
         ndev++;
     }
+    /* AMD GPUs: the HIP layer has its own backend; say what it sees */
+    int nhip = mf_device_count(MF_BACKEND_HIP);
+    printf("HIP devices: %d\n", nhip);
+    if (!nhip) {
+        mf_device *hd = NULL;
+        char herr[256];
+        if (mf_device_open("hip", &hd, herr, sizeof herr) == MF_DEV_OK)
+            mf_device_close(hd);
+        else
+            printf("  hip: %s\n", herr);
+    }
     printf("\n%-58s %-8s %s\n", "instruction", "target", ncuda ? "status per device" : "status (no CUDA device present)");
     size_t shown = 0, runnable = 0;
     for (size_t i = 0; i < mf_instr_count; i++) {

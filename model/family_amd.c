@@ -502,7 +502,7 @@ uint64_t mf_eval_tr_fdpa(const mf_instr *in, const mf_case *cs, const mf_trace *
         } else {
             /* even- and odd-indexed products summed separately, each then
              * aligned to their common max exponent and rounded down */
-            int ne[MF_KMAX / 2], no[MF_KMAX / 2], ee[MF_KMAX / 2], eo[MF_KMAX / 2];
+            int ne[MF_KMAX / 2], no[MF_KMAX / 2], ee[MF_KMAX / 2] = {0}, eo[MF_KMAX / 2] = {0};
             uint64_t se[MF_KMAX / 2], so[MF_KMAX / 2];
             for (int i = 0; i < L / 2; i++) {
                 ne[i] = neg[2 * i]; se[i] = sig[2 * i]; ee[i] = e[2 * i];

@@ -112,7 +112,7 @@ static void run_usage(FILE *f)
             "  -seed N             seed (default: from the clock, printed); case = (seed, index)\n"
             "  -runs N             dot-product cases to run, over all instructions (default: no limit)\n"
             "  -max_total_time S   stop after S seconds (default: no limit)\n"
-            "  --corpus DIR        saved cases to mutate (repeatable; default corpus/ when it exists)\n"
+            "  --corpus DIR        saved cases to mutate (repeatable; default corpus/golden and corpus/findings)\n"
             "  --out DIR           where mismatches, index.tsv, stats.jsonl and campaign.state go (default mismatches/)\n"
             "  -jobs N             model threads (default: all cores)\n"
             "  --mix LIST          generators and weights, e.g. uniform:1,special:2,mutate:1\n"
@@ -697,10 +697,16 @@ int cmd_run(int argc, char **argv)
     }
     /* the mutation pool: corpus folders; on --resume also the campaign's earlier mismatches */
     {
-        const char *paths[MAX_CORPUS + 1];
+        const char *paths[MAX_CORPUS + 2];
         int np = 0;
-        if (!o.ncorpus && fs_is_dir("corpus"))
-            paths[np++] = "corpus";
+        /* default: the saved-case corpora (corpus/fuzz holds libFuzzer inputs,
+         * some malformed on purpose, and is not one) */
+        if (!o.ncorpus) {
+            if (fs_is_dir("corpus/golden"))
+                paths[np++] = "corpus/golden";
+            if (fs_is_dir("corpus/findings"))
+                paths[np++] = "corpus/findings";
+        }
         for (int c = 0; c < o.ncorpus; c++)
             paths[np++] = o.corpus[c];
         if (o.resume)

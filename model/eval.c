@@ -33,8 +33,14 @@ uint64_t mf_eval_trace(const mf_instr *in, const mf_case *cs, const mf_trace *tr
 uint64_t mf_eval(const mf_instr *in, const mf_case *cs)
 {
     uint64_t d;
-    if (mf_t_fdpa_fast(in, cs, &d) == 0)
+    size_t row = (size_t)(in - mf_instr_table);
+    mf_chunk_fn fn = mf_t_fdpa_row_plan[row];
+    if (fn && in->L == in->k) {  /* one chunk: call it directly */
+        if (fn(in, in->fc, cs->c, cs->a, cs->b, in->k, 0, &d) == 0)
+            return d;
+    } else if (fn && mf_t_fdpa_fast(in, cs, &d) == 0) {
         return d;
+    }
     return mf_eval_trace(in, cs, NULL);
 }
 

@@ -107,7 +107,7 @@ static inline __attribute__((always_inline)) uint64_t special_result(mf_format f
 
 /* Convert S * 2^q (S signed) with rho.  Mirrors finish_rho + mf_round_pack
  * for 64-bit magnitudes. */
-static inline uint64_t round_fast(int64_t S, int q, mf_rho rho)
+static inline uint64_t round_fast(int64_t S, int q, mf_rho rho, int zero_plus)
 {
     int sign = S < 0;
     uint64_t mag = sign ? (uint64_t)0 - (uint64_t)S : (uint64_t)S;
@@ -141,8 +141,8 @@ static inline uint64_t round_fast(int64_t S, int q, mf_rho rho)
             }
         }
     }
-    if (sig == 0)
-        return sgn;
+    if (sig == 0)  /* rounded to zero: +0 where the hardware says so (instr_table.c) */
+        return zero_plus ? 0 : sgn;
     if (eff > emax)  /* at or above the overflow threshold: Inf, even under RZ */
         return sgn | (((UINT64_C(1) << (bits - 1 - fbits)) - 1) << fbits);
     uint64_t biased = (sig >> prec) ? (uint64_t)(eff + (emax)) : 0;
@@ -223,9 +223,7 @@ static inline __attribute__((always_inline)) int chunk_core(const mf_instr *in, 
         int64_t neg = -(int64_t)cneg;
         S += ((int64_t)t ^ neg) - neg;
     }
-    *d = round_fast(S, e_max - F, in->rho);
-    if (in->zero_plus && (*d & ~(UINT64_C(1) << (in->rho == MF_RNE_FP16 ? 15 : 31))) == 0)
-        *d = 0;  /* a sum that rounds to zero gives +0 (instr_table.c) */
+    *d = round_fast(S, e_max - F, in->rho, in->zero_plus);
     return 0;
 }
 
@@ -257,8 +255,7 @@ static inline __attribute__((always_inline)) int chunk_core(const mf_instr *in, 
 #define DEFINE_ROW(A) PAIRS_WITH(A)
 FAST_FORMATS(DEFINE_ROW)
 
-typedef int (*chunk_fn)(const mf_instr *, mf_format, uint64_t, const uint64_t *, const uint64_t *, int, int,
-                        uint64_t *);
+typedef mf_chunk_fn chunk_fn;
 
 #define ENTRY(A, B) [MF_FMT_##A][MF_FMT_##B] = chunk_##A##_##B,
 #define ENTRIES_B(A) ENTRY(A, TF32) ENTRY(A, F16) ENTRY(A, BF16) ENTRY(A, E5M2) ENTRY(A, E4M3) ENTRY(A, E3M2) \
@@ -290,7 +287,8 @@ int mf_t_fdpa_chunk_fast(const mf_instr *in, mf_format fc, uint64_t c, const uin
 /* Per table row: the specialized chunk function when the whole dot product
  * can take the fast path (T-FDPA, no scales), else NULL.  Filled once at
  * load time; read-only afterwards, so threads share it safely. */
-static chunk_fn row_plan[1024];
+chunk_fn mf_t_fdpa_row_plan[1024];
+#define row_plan mf_t_fdpa_row_plan
 
 __attribute__((constructor)) static void build_row_plans(void)
 {

@@ -105,48 +105,18 @@ static inline __attribute__((always_inline)) uint64_t special_result(mf_format f
     return ninf ? 1 : 2;    /* -Inf or +Inf */
 }
 
-/* Convert S * 2^q (S signed) with rho.  Mirrors finish_rho + mf_round_pack
- * for 64-bit magnitudes. */
-static inline uint64_t round_fast(int64_t S, int q, mf_rho rho, int zero_plus)
+/* Convert S * 2^q (S signed) with rho, in 64 bits (mf_round64); a sum that
+ * rounds to zero is +0 where the hardware says so (zero_plus, instr_table.c). */
+static inline __attribute__((always_inline)) uint64_t round_fast(int64_t S, int q, mf_rho rho, int zero_plus)
 {
     int sign = S < 0;
     uint64_t mag = sign ? (uint64_t)0 - (uint64_t)S : (uint64_t)S;
-    int prec, emin, emax, fbits, bits;
-    switch (rho) {
-    case MF_RZ_FP32: prec = 23; emin = -126; emax = 127; fbits = 23; bits = 32; break;
-    case MF_RZ_E8M13: prec = 13; emin = -126; emax = 127; fbits = 23; bits = 32; break;
-    default: prec = 10; emin = -14; emax = 15; fbits = 10; bits = 16; break;  /* RNE-FP16 */
-    }
-    uint64_t sgn = (uint64_t)sign << (bits - 1);
-    if (mag == 0)
-        return sgn;
-    int top = q + 63 - __builtin_clzll(mag);
-    int eff = top < emin ? emin : top;
-    int shift = eff - prec - q;
-    uint64_t sig;
-    if (shift <= 0) {
-        sig = mag << -shift;
-    } else if (shift > 63) {
-        sig = 0;  /* RZ drops it; RNE too: mag < 2^64 <= half a quantum */
-        if (rho == MF_RNE_FP16 && shift == 64 && (mag >> 63))
-            sig = mag > (UINT64_C(1) << 63);  /* more than half rounds up; a tie goes to even 0 */
-    } else {
-        sig = mag >> shift;
-        if (rho == MF_RNE_FP16) {
-            uint64_t rem = mag & ((UINT64_C(1) << shift) - 1), half = UINT64_C(1) << (shift - 1);
-            sig += rem > half || (rem == half && (sig & 1));
-            if (sig >> (prec + 1)) {
-                sig >>= 1;
-                eff++;
-            }
-        }
-    }
-    if (sig == 0)  /* rounded to zero: +0 where the hardware says so (instr_table.c) */
-        return zero_plus ? 0 : sgn;
-    if (eff > emax)  /* at or above the overflow threshold: Inf, even under RZ */
-        return sgn | (((UINT64_C(1) << (bits - 1 - fbits)) - 1) << fbits);
-    uint64_t biased = (sig >> prec) ? (uint64_t)(eff + (emax)) : 0;
-    return sgn | (biased << fbits) | ((sig & ((UINT64_C(1) << prec) - 1)) << (fbits - prec));
+    uint64_t d = rho == MF_RZ_FP32    ? mf_round64(sign, mag, q, 23, 23, 8, MF_RM_RZ)
+                 : rho == MF_RZ_E8M13 ? mf_round64(sign, mag, q, 13, 23, 8, MF_RM_RZ)
+                                      : mf_round64(sign, mag, q, 10, 10, 5, MF_RM_RNE);  /* RNE-FP16 */
+    if (zero_plus && (d << 1) << (rho == MF_RNE_FP16 ? 48 : 32) == 0)
+        d = 0;
+    return d;
 }
 
 /* The specialized chunk: returns 0 and *d when handled, 1 on NaN/Inf.

@@ -232,16 +232,11 @@ typedef mf_chunk_fn chunk_fn;
     ENTRY(A, E2M3) ENTRY(A, E2M1)
 static const chunk_fn chunk_table[MF_FMT_COUNT][MF_FMT_COUNT] = {FAST_FORMATS(ENTRIES_B)};
 
-/* Fraction bits of the fast-path input formats (0: not a fast-path format). */
-static const uint8_t fast_frac[MF_FMT_COUNT] = {
-    [MF_FMT_TF32] = 10, [MF_FMT_F16] = 10, [MF_FMT_BF16] = 7, [MF_FMT_E5M2] = 2,
-    [MF_FMT_E4M3] = 3,  [MF_FMT_E3M2] = 2, [MF_FMT_E2M3] = 3, [MF_FMT_E2M1] = 1,
-};
-
 static inline int fast_ok(const mf_instr *in, mf_format fc)
 {
-    int fr = fast_frac[in->fa] + fast_frac[in->fb];
-    return fast_frac[in->fa] && fast_frac[in->fb] && in->F >= fr && in->F <= 29 &&
+    /* the specialized pairs are the non-NULL entries of chunk_table */
+    int fr = mf_format_get(in->fa)->frac_bits + mf_format_get(in->fb)->frac_bits;
+    return chunk_table[in->fa][in->fb] && in->F >= fr && in->F <= 29 &&
            (fc == MF_FMT_F32 || fc == MF_FMT_F16) &&
            (in->rho == MF_RZ_FP32 || in->rho == MF_RZ_E8M13 || in->rho == MF_RNE_FP16);
 }

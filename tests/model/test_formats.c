@@ -20,18 +20,7 @@
 #include <stdio.h>
 #include <string.h>
 
-static int failures;
-
-#define CHECK(cond, ...)                                                                                     \
-    do {                                                                                                     \
-        if (!(cond)) {                                                                                       \
-            if (failures++ < 20) {                                                                           \
-                fprintf(stderr, "FAIL %s:%d: ", __FILE__, __LINE__);                                         \
-                fprintf(stderr, __VA_ARGS__);                                                                \
-                fprintf(stderr, "\n");                                                                       \
-            }                                                                                                \
-        }                                                                                                    \
-    } while (0)
+#include "test_check.h"
 
 /* The model's value as a double (exact for every format here), NAN/INFINITY
  * for the specials. */

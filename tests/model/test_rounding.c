@@ -19,18 +19,7 @@
 #include <stdio.h>
 #include <string.h>
 
-static int failures;
-
-#define CHECK(cond, ...)                                                                                     \
-    do {                                                                                                     \
-        if (!(cond)) {                                                                                       \
-            if (failures++ < 20) {                                                                           \
-                fprintf(stderr, "FAIL %s:%d: ", __FILE__, __LINE__);                                         \
-                fprintf(stderr, __VA_ARGS__);                                                                \
-                fprintf(stderr, "\n");                                                                       \
-            }                                                                                                \
-        }                                                                                                    \
-    } while (0)
+#include "test_check.h"
 
 static uint64_t rng = 0x0123456789ABCDEFull;
 static uint64_t next(void)

@@ -53,17 +53,158 @@ static inline uint64_t ieee_fma(uint64_t a, uint64_t b, uint64_t c, const int eb
     return mf_round64(s, m64, e, fbits, fbits, ebits, MF_RM_RNE);
 }
 
+/* The all-finite fast paths.  Both take the exact product and c as two
+ * terms normalized to the same leading-bit position, add them with the
+ * smaller one shifted right and jammed (its lost bits folded into a sticky
+ * bit, which is enough: when the shift is 2 or more the sum keeps its
+ * leading bit within one place, so the sticky bit stays below the rounding
+ * bit; when it is 0 or 1 nothing is lost, since the product's low bits and
+ * c's low bits are zeros after normalization), and round once to nearest
+ * even.  They decline (return 1) for NaN/Inf operands, a zero operand, and
+ * results that are subnormal: ieee_fma handles those. */
+
+/* binary32: terms in 64 bits with their leading bit at bit 61. */
+static inline int fma_f32_fast(uint32_t a, uint32_t b, uint32_t c, uint64_t *d)
+{
+    uint32_t ea = (a >> 23) & 0xFF, eb = (b >> 23) & 0xFF, ec = (c >> 23) & 0xFF;
+    /* NaN/Inf (0xFF) and zero/subnormal (0) operands: general path */
+    if ((uint8_t)(ea - 1) >= 0xFE || (uint8_t)(eb - 1) >= 0xFE || (uint8_t)(ec - 1) >= 0xFE)
+        return 1;
+    uint64_t mp = (uint64_t)((a & 0x7FFFFF) | 0x800000) * ((b & 0x7FFFFF) | 0x800000); /* [2^46, 2^48) */
+    int hp = (int)(mp >> 47);                       /* 1 when the product reached 2^47 */
+    mp <<= 15 - hp;                                  /* leading bit at 61 */
+    int tp = (int)ea + (int)eb - 254 + hp;           /* exponent of the product's leading bit */
+    uint64_t mc = (uint64_t)((c & 0x7FFFFF) | 0x800000) << 38;
+    int tc = (int)ec - 127;
+    uint32_t sp = (a ^ b) >> 31, sc = c >> 31;
+    /* x: the larger magnitude.  The magnitudes compare as (exponent,
+     * significand) keys; the product's low 14 bits are zeros, and selects
+     * through masks keep this free of unpredictable branches. */
+    uint64_t kp = ((uint64_t)(tp + 512) << 48) | (mp >> 14), kc = ((uint64_t)(tc + 512) << 48) | (mc >> 14);
+    uint64_t pbig = 0 - (uint64_t)(kp >= kc), diff = mp ^ mc;
+    uint64_t mx = mc ^ (diff & pbig), my = mp ^ (diff & pbig);
+    int tx = pbig ? tp : tc, dist = pbig ? tp - tc : tc - tp;
+    uint32_t sx = pbig ? sp : sc;
+    dist = dist > 63 ? 63 : dist;
+    uint64_t lost = my & ((UINT64_C(1) << dist) - 1);
+    my = (my >> dist) | (lost != 0);
+    uint64_t neg = 0 - (uint64_t)(sp ^ sc);
+    uint64_t m = mx + ((my ^ neg) - neg);            /* mx - my when the signs differ */
+    if (m == 0) {
+        *d = 0;                                      /* exact cancellation: +0 */
+        return 0;
+    }
+    int lz = __builtin_clzll(m);                     /* 1 (carry) or more */
+    int e = tx + 2 - lz;                             /* exponent of the sum's leading bit */
+    if (e < -126)
+        return 1;                                    /* subnormal result */
+    m <<= lz;                                        /* leading bit at 63 */
+    uint64_t kept = m >> 40, rest = m & ((UINT64_C(1) << 40) - 1);
+    kept += (rest + (kept & 1) + (UINT64_C(1) << 39) - 1) >> 40;   /* nearest, ties to even */
+    /* kept is 2^23..2^24: adding it to the exponent field minus one carries
+     * a rounding overflow into the exponent */
+    uint64_t bits = ((uint64_t)(e + 126) << 23) + kept;
+    if (bits >= UINT64_C(0xFF) << 23)
+        bits = UINT64_C(0xFF) << 23;                 /* overflow: Inf */
+    *d = ((uint64_t)sx << 31) | bits;
+    return 0;
+}
+
+/* binary64: terms in 128 bits with their leading bit at bit 125. */
+static inline int fma_f64_fast(uint64_t a, uint64_t b, uint64_t c, uint64_t *d)
+{
+    const uint64_t fmask = (UINT64_C(1) << 52) - 1, hidden = UINT64_C(1) << 52;
+    uint32_t ea = (a >> 52) & 0x7FF, eb = (b >> 52) & 0x7FF, ec = (c >> 52) & 0x7FF;
+    if (ea - 1 >= 0x7FE || eb - 1 >= 0x7FE || ec - 1 >= 0x7FE)
+        return 1;  /* NaN/Inf, zero or subnormal operand: general path */
+    mf_u128 mp = (mf_u128)((a & fmask) | hidden) * ((b & fmask) | hidden);   /* [2^104, 2^106) */
+    int hp = (int)(mp >> 105);
+    mp <<= 21 - hp;
+    int tp = (int)ea + (int)eb - 2046 + hp;
+    mf_u128 mc = (mf_u128)((c & fmask) | hidden) << 73;
+    int tc = (int)ec - 1023;
+    uint64_t sp = (a ^ b) >> 63, sc = c >> 63;
+    /* as in fma_f32_fast: the product's low 20 bits are zeros */
+    mf_u128 kp = ((mf_u128)(uint64_t)(tp + 4096) << 106) | (mp >> 20);
+    mf_u128 kc = ((mf_u128)(uint64_t)(tc + 4096) << 106) | (mc >> 20);
+    mf_u128 pbig = 0 - (mf_u128)(kp >= kc), diff = mp ^ mc;
+    mf_u128 mx = mc ^ (diff & pbig), my = mp ^ (diff & pbig);
+    int tx = pbig ? tp : tc, dist = pbig ? tp - tc : tc - tp;
+    uint64_t sx = pbig ? sp : sc;
+    dist = dist > 127 ? 127 : dist;
+    mf_u128 lost = my & (((mf_u128)1 << dist) - 1);
+    my = (my >> dist) | (lost != 0);
+    mf_u128 neg = 0 - (mf_u128)(sp ^ sc);
+    mf_u128 m = mx + ((my ^ neg) - neg);
+    if (m == 0) {
+        *d = 0;
+        return 0;
+    }
+    uint64_t hi = (uint64_t)(m >> 64);
+    int lz = hi ? __builtin_clzll(hi) : 64 + __builtin_clzll((uint64_t)m);
+    int e = tx + 2 - lz;
+    if (e < -1022)
+        return 1;  /* subnormal result */
+    m <<= lz;
+    uint64_t top = (uint64_t)(m >> 64) | ((uint64_t)m != 0);   /* leading bit at 63, sticky in bit 0 */
+    uint64_t kept = top >> 11, rest = top & 0x7FF;
+    kept += (rest + (kept & 1) + 0x3FF) >> 11;   /* nearest, ties to even */
+    uint64_t bits = ((uint64_t)(e + 1022) << 52) + kept;
+    if (bits >= UINT64_C(0x7FF) << 52)
+        bits = UINT64_C(0x7FF) << 52;
+    *d = (sx << 63) | bits;
+    return 0;
+}
+
+/* Once c is NaN every later step gives the canonical NaN, and once it is
+ * Inf a finite product leaves it unchanged: only Inf/NaN operands then need
+ * the general path.  @return 1 when a or b (fields ebits/fbits) is Inf/NaN. */
+static inline int inf_nan_operand(uint64_t a, uint64_t b, const int ebits, const int fbits)
+{
+    const uint64_t emask = (UINT64_C(1) << ebits) - 1;
+    return ((a >> fbits) & emask) == emask || ((b >> fbits) & emask) == emask;
+}
+
 uint64_t mf_eval_fma_chain(const mf_instr *in, const mf_case *cs, const mf_trace *tr)
 {
     uint64_t c = cs->c;
     const int w = mf_format_get(in->fd)->hex_width;
+    if (!tr && in->fd == MF_FMT_F64) {
+        for (int k = 0; k < in->k; k++) {
+            uint64_t a = cs->a[k], b = cs->b[k];
+            if (((c >> 52) & 0x7FF) == 0x7FF) {
+                if (c << 12)
+                    return mf_canonical_nan(MF_FMT_F64);  /* NaN c: NaN to the end */
+                if (!inf_nan_operand(a, b, 11, 52))
+                    continue;
+            }
+            if (fma_f64_fast(a, b, c, &c))
+                c = ieee_fma(a, b, c, 11, 52);
+        }
+        return c;
+    }
+    if (!tr) {
+        uint64_t c32 = c & 0xFFFFFFFFu;
+        for (int k = 0; k < in->k; k++) {
+            uint32_t a = (uint32_t)cs->a[k], b = (uint32_t)cs->b[k];
+            if (((c32 >> 23) & 0xFF) == 0xFF) {
+                if (c32 & 0x7FFFFF)
+                    return mf_canonical_nan(MF_FMT_F32);
+                if (!inf_nan_operand(a, b, 8, 23))
+                    continue;
+            }
+            if (fma_f32_fast(a, b, (uint32_t)c32, &c32))
+                c32 = ieee_fma(a, b, (uint32_t)c32, 8, 23);
+        }
+        return c32;
+    }
+    /* traced: every step through the general path */
     for (int k = 0; k < in->k; k++) {
         uint64_t d = in->fd == MF_FMT_F64 ? ieee_fma(cs->a[k], cs->b[k], c, 11, 52)
                                           : ieee_fma(cs->a[k] & 0xFFFFFFFFu, cs->b[k] & 0xFFFFFFFFu, c & 0xFFFFFFFFu, 8, 23);
-        if (tr)
-            MF_TRACE(tr, "fma(a[%d]=0x%0*llx, b[%d]=0x%0*llx, c=0x%0*llx) = 0x%0*llx", k, w,
-                      (unsigned long long)cs->a[k], k, w, (unsigned long long)cs->b[k], w,
-                      (unsigned long long)c, w, (unsigned long long)d);
+        MF_TRACE(tr, "fma(a[%d]=0x%0*llx, b[%d]=0x%0*llx, c=0x%0*llx) = 0x%0*llx", k, w,
+                 (unsigned long long)cs->a[k], k, w, (unsigned long long)cs->b[k], w,
+                 (unsigned long long)c, w, (unsigned long long)d);
         c = d;
     }
     return c;

@@ -99,6 +99,42 @@ static void test_fma_chain(void)
     }
 }
 
+/* Single fused multiply-adds close to cancellation (c = -(a*b) as the host
+ * rounds it, with its last bits perturbed), where the alignment and sticky
+ * bits of the model's fast paths matter most; the other three products of
+ * the K=4 rows are -0 * 0, which leaves c unchanged under IEEE rules. */
+static void test_fma_cancellation(void)
+{
+    const mf_instr *f64 = mf_instr_find("cdna2/mfma.f64_16x16x4f64");
+    const mf_instr *f32 = mf_instr_find("cdna1/mfma.f32_16x16x4f32");
+    if (!f64 || !f32)
+        return;
+    mf_case cs;
+    for (int n = 0; n < 500000; n++) {
+        memset(&cs, 0, sizeof cs);
+        for (int k = 1; k < 4; k++)
+            cs.a[k] = 0x8000000000000000ull;
+        cs.a[0] = gen_f64();
+        cs.b[0] = gen_f64();
+        cs.c = bits_d(-(d_of(cs.a[0]) * d_of(cs.b[0]))) ^ (next() & 0x3F);
+        double want = fma(d_of(cs.a[0]), d_of(cs.b[0]), d_of(cs.c));
+        uint64_t got = mf_eval(f64, &cs);
+        CHECK(mf_output_equal(f64, got, bits_d(want)), "f64 fma a=%016llx b=%016llx c=%016llx: got %016llx want %016llx",
+              (unsigned long long)cs.a[0], (unsigned long long)cs.b[0], (unsigned long long)cs.c,
+              (unsigned long long)got, (unsigned long long)bits_d(want));
+        for (int k = 1; k < 4; k++)
+            cs.a[k] = 0x80000000u;
+        cs.a[0] = gen_f32();
+        cs.b[0] = gen_f32();
+        cs.c = bits_f(-(f_of((uint32_t)cs.a[0]) * f_of((uint32_t)cs.b[0]))) ^ (next() & 0x3F);
+        float wf = fmaf(f_of((uint32_t)cs.a[0]), f_of((uint32_t)cs.b[0]), f_of((uint32_t)cs.c));
+        got = mf_eval(f32, &cs);
+        CHECK(mf_output_equal(f32, got, bits_f(wf)), "f32 fma a=%08llx b=%08llx c=%08llx: got %08llx want %08x",
+              (unsigned long long)cs.a[0], (unsigned long long)cs.b[0], (unsigned long long)cs.c,
+              (unsigned long long)got, bits_f(wf));
+    }
+}
+
 static void test_round_pack(void)
 {
     for (int n = 0; n < 300000; n++) {
@@ -170,6 +206,7 @@ int main(void)
         return 77;
     }
     test_fma_chain();
+    test_fma_cancellation();
     test_round_pack();
     test_ieee_add();
     if (failures) {

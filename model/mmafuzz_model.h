@@ -218,6 +218,23 @@ uint64_t mf_eval_trace(const mf_instr *in, const mf_case *cs, const mf_trace *tr
  * rule (shared/VECTORS.md "Comparing").  @return 1 if they agree. */
 int mf_output_equal(const mf_instr *in, uint64_t got, uint64_t expected);
 
+/* ------------------------------------------------------------------ tiles */
+
+/* A tile is every output of one M x N x K multiply-accumulate, stored in the
+ * canonical layout that the device layers use too: each element a bit
+ * pattern in mf_tile_elem_bytes(format) bytes (1, 2, 4 or 8; the low bits
+ * used), tiles one after another:
+ *   A   M x K  row-major        (row i: the a[] of output row i)
+ *   B   N x K  column-major     (column j: its K values contiguous)
+ *   C   M x N  row-major;  D   M x N  row-major (written)
+ *   SA  M x S, SB  N x S        (S = n_scales; NULL when 0)
+ * mf_eval_tiles gives every output exactly what mf_eval gives it; it is
+ * faster because rows and columns are decoded once per tile and T-FDPA rows
+ * evaluate several outputs at a time. */
+size_t mf_tile_elem_bytes(mf_format f);
+void mf_eval_tiles(const mf_instr *in, int m, int n, int k, size_t ntiles, const void *A, const void *B,
+                   const void *C, const void *SA, const void *SB, void *D);
+
 /* @return 1 if bit pattern x of format f is a NaN. */
 int mf_is_nan(mf_format f, uint64_t x);
 

@@ -10,8 +10,7 @@
 
 size_t mf_abi_elem_bytes(mf_format f)
 {
-    int bits = mf_format_get(f)->bits;
-    return bits > 32 ? 8 : bits > 16 ? 4 : bits > 8 ? 2 : 1;
+    return mf_tile_elem_bytes(f);   /* the model's tile layout is the device ABI */
 }
 
 uint64_t mf_abi_get(mf_format f, const void *base, size_t idx)

@@ -7,10 +7,8 @@
  * decoded once per tile, and T-FDPA rows (no scales, formats of the fast
  * path) evaluate eight outputs of a row at a time, one per lane, in loops
  * the compiler turns into SIMD code.  Such a lane computes what chunk_core
- * in family_tfdpa_fast.c computes (DOMAIN section 3, T-FDPA steps 2-6); a
- * lane that meets a NaN or Inf anywhere (inputs, or c at the start of a
- * chunk) is evaluated again by mf_eval, so special values follow the one
- * general path.
+ * in family_tfdpa_fast.c computes (DOMAIN section 3, T-FDPA steps 1-7),
+ * special values included.
  */
 #include "internal.h"
 
@@ -75,24 +73,27 @@ static void tile_by_case(const mf_instr *in, int m, int n, int k, size_t t, cons
 
 #define LANES 8
 
-/* Inputs of a tile decoded once: significand (hidden bit included), exponent
- * and sign of every element; B stored k-major so that the lanes (columns)
- * are contiguous. */
+/* Class bits of a decoded input, for the special-value step. */
+enum { K_NAN = 1, K_INF = 2, K_ZERO = 4 };
+
+/* Inputs of a tile decoded once: significand (hidden bit included; 0 for
+ * zeros, NaN and Inf), exponent, sign and class bits of every element; B
+ * stored k-major so that the lanes (columns) are contiguous. */
 typedef struct tile_dec {
-    uint32_t asig[MF_KMAX], aneg[MF_KMAX];
+    uint32_t asig[MF_KMAX], aneg[MF_KMAX], acls[MF_KMAX];
     int32_t aexp[MF_KMAX];
-    uint32_t bsig[MF_KMAX][LANES], bneg[MF_KMAX][LANES];
+    uint32_t bsig[MF_KMAX][LANES], bneg[MF_KMAX][LANES], bcls[MF_KMAX][LANES];
     int32_t bexp[MF_KMAX][LANES];
 } tile_dec;
 
-/* Decode x of format f; @return 1 for NaN or Inf. */
-static inline int dec(mf_format f, uint64_t x, uint32_t *sig, int32_t *exp, uint32_t *neg)
+/* Decode x of format f; @return its class bits (K_*). */
+static inline uint32_t dec(mf_format f, uint64_t x, uint32_t *sig, int32_t *exp, uint32_t *neg)
 {
     mf_value v = mf_decode_fast(f, x);
     *sig = v.cls == MF_CLS_FINITE ? (uint32_t)v.sig : 0;
     *exp = v.exp;
     *neg = v.sign;
-    return v.cls >= MF_CLS_INF;
+    return v.cls == MF_CLS_NAN ? K_NAN : v.cls == MF_CLS_INF ? K_INF : v.cls == MF_CLS_ZERO ? K_ZERO : 0;
 }
 
 /* Decode c (f32 or f16 bits) for the c term of a chunk; @return 1 for NaN/Inf. */
@@ -141,52 +142,82 @@ static inline uint64_t round_chunk(int64_t S, int q, mf_rho rho, int zero_plus)
 #define MULTI_ISA
 #endif
 
-/* The aligned, truncated products of one chunk [k0, k0+L) for `nl` lanes of
- * row dec->a*: S[j] (units 2^-F at 2^emax[j]); emax[] comes in holding the
+/* Eight lanes of 32-bit integers (GCC/Clang vector extensions: AVX2
+ * registers in the avx2 clone, pairs of SSE registers otherwise). */
+typedef uint32_t v8u __attribute__((vector_size(32)));
+typedef int32_t v8i __attribute__((vector_size(32)));
+
+/* v = eight 32-bit values at p (any alignment) */
+#define LOAD8(v, p) memcpy(&(v), (p), sizeof(v))
+
+/* The aligned, truncated products of one chunk [k0, k0+L) in the eight lanes
+ * of row dc->a*: S (units 2^-F at 2^emax); *emax comes in holding the
  * exponent of each lane's c and leaves holding the chunk's maximum.  Every
  * aligned product is below 2^(F+2) and L of them stay below 2^31 (checked by
  * lanes_ok), so the lane sums are 32-bit. */
-MULTI_ISA static void chunk_lanes(const tile_dec *dc, int k0, int L, int F, int up, int e_zero, int32_t *emax,
-                                  int32_t *S)
+MULTI_ISA static void chunk_lanes(const tile_dec *dc, int k0, int L, int up, int e_zero, v8i *emax, v8i *S)
 {
-    uint32_t P[MF_KMAX][LANES];
-    int32_t E[MF_KMAX][LANES];
-    int32_t mx[LANES], acc[LANES];
-    for (int j = 0; j < LANES; j++) {
-        mx[j] = emax[j];
-        acc[j] = 0;
+    v8u P[MF_KMAX];
+    v8i E[MF_KMAX];
+    v8i mx = *emax, acc = {0};
+    const v8i ez = (v8i){0} + e_zero;
+    for (int q = 0; q < L; q++) {
+        v8u p;
+        v8i e;
+        LOAD8(p, dc->bsig[k0 + q]);
+        LOAD8(e, dc->bexp[k0 + q]);
+        p *= dc->asig[k0 + q];
+        e += dc->aexp[k0 + q];
+        v8i zero = (v8i)(p == 0);                     /* zero products take e_zero */
+        e = (e & ~zero) | (ez & zero);
+        v8i gt = (v8i)(e > mx);
+        mx = (e & gt) | (mx & ~gt);
+        P[q] = p << up;
+        E[q] = e;
     }
     for (int q = 0; q < L; q++) {
-        const uint32_t sa = dc->asig[k0 + q];
-        const int32_t ea = dc->aexp[k0 + q];
-        for (int j = 0; j < LANES; j++) {
-            uint32_t p = sa * dc->bsig[k0 + q][j];
-            int32_t e = p ? ea + dc->bexp[k0 + q][j] : e_zero;   /* zero products take e_zero */
-            P[q][j] = p << up;
-            E[q][j] = e;
-            mx[j] = e > mx[j] ? e : mx[j];
-        }
+        v8u dist = (v8u)(mx - E[q]);
+        v8u big = (v8u)(dist > 31);
+        dist = (dist & ~big) | (((v8u){0} + 31) & big);
+        v8u t = P[q] >> dist, neg;
+        LOAD8(neg, dc->bneg[k0 + q]);
+        neg = (v8u){0} - (neg ^ dc->aneg[k0 + q]);
+        acc += (v8i)((t ^ neg) - neg);
     }
+    *emax = mx;
+    *S = acc;
+}
+
+/* T-FDPA step 1 over the products of one chunk in the eight lanes: any NaN
+ * or 0 * Inf makes the lane NaN; Inf products set *pinf or *ninf by their
+ * sign (the rule of special_result in family_tfdpa_fast.c). */
+MULTI_ISA static void chunk_special_lanes(const tile_dec *dc, int k0, int L, v8u *nan, v8u *pinf, v8u *ninf)
+{
+    v8u vn = {0}, vp = {0}, vm = {0};
     for (int q = 0; q < L; q++) {
-        const uint32_t na = dc->aneg[k0 + q];
-        for (int j = 0; j < LANES; j++) {
-            uint32_t dist = (uint32_t)(mx[j] - E[q][j]);
-            dist = dist > 31 ? 31 : dist;
-            uint32_t tq = P[q][j] >> dist, neg = 0u - (na ^ dc->bneg[k0 + q][j]);
-            acc[j] += (int32_t)((tq ^ neg) - neg);
-        }
+        const uint32_t ka = dc->acls[k0 + q], na = dc->aneg[k0 + q];
+        v8u kb, nb;
+        LOAD8(kb, dc->bcls[k0 + q]);
+        LOAD8(nb, dc->bneg[k0 + q]);
+        v8u any = kb | ka;
+        v8u isnan = (v8u)((any & K_NAN) != 0) |
+                    ((v8u)((kb & K_ZERO) != 0) & (0u - ((ka & K_INF) != 0))) |
+                    ((v8u)((kb & K_INF) != 0) & (0u - ((ka & K_ZERO) != 0)));
+        v8u isinf = (v8u)((any & K_INF) != 0) & ~isnan;
+        v8u neg = (v8u){0} - (nb ^ na);
+        vn |= isnan;
+        vp |= isinf & ~neg;
+        vm |= isinf & neg;
     }
-    (void)F;
-    for (int j = 0; j < LANES; j++) {
-        emax[j] = mx[j];
-        S[j] = acc[j];
-    }
+    *nan = vn;
+    *pinf = vp;
+    *ninf = vm;
 }
 
 /* Can row `in` with K = k take the lane path? */
 static int lanes_ok(const mf_instr *in, int k)
 {
-    if (in->family != MF_T_FDPA || in->n_scales || k != in->k || k > MF_KMAX)
+    if (in->family != MF_T_FDPA || in->n_scales || k != in->k || k > MF_KMAX || k % in->L || k / in->L > MF_KMAX / 4)
         return 0;
     if (!mf_t_fdpa_row_plan[in - mf_instr_table])   /* the fast formats, F and rho of chunk_core */
         return 0;
@@ -203,42 +234,69 @@ static void tile_t_fdpa_lanes(const mf_instr *in, int m, int n, int k, size_t t,
 {
     const size_t ea = mf_tile_elem_bytes(in->fa), eb = mf_tile_elem_bytes(in->fb), ec = mf_tile_elem_bytes(in->fc),
                  ed = mf_tile_elem_bytes(in->fd);
-    const int L = in->L, F = in->F, e_zero = in->e_zero;
+    const int L = in->L, F = in->F, e_zero = in->e_zero, nchunks = k / L;
     const int up = F - (mf_format_get(in->fa)->frac_bits + mf_format_get(in->fb)->frac_bits);
+    /* the special outputs of D's format (DOMAIN section 3, T-FDPA step 7) */
+    const int f16 = in->rho == MF_RNE_FP16;
+    const uint64_t qnan = f16 ? 0x7FFF : 0x7FFFFFFF, inf = f16 ? 0x7C00 : 0x7F800000, sbit = f16 ? 0x8000 : 0x80000000;
     tile_dec dc;
     for (int j0 = 0; j0 < n; j0 += LANES) {
         const int nl = n - j0 < LANES ? n - j0 : LANES;
-        uint32_t col_special[LANES] = {0};
+        uint32_t col_special[MF_KMAX / 4] = {0};   /* per chunk: any NaN/Inf in the block's columns */
         for (int j = 0; j < LANES; j++) {
             size_t col = t * (size_t)n + (size_t)(j0 + (j < nl ? j : 0));
-            for (int q = 0; q < k; q++)
-                col_special[j] |= (uint32_t)dec(in->fb, elem_get(eb, B, col * (size_t)k + (size_t)q), &dc.bsig[q][j],
-                                                &dc.bexp[q][j], &dc.bneg[q][j]);
+            for (int ch = 0, q = 0; ch < nchunks; ch++)
+                for (int qe = q + L; q < qe; q++) {
+                    uint32_t cl = dec(in->fb, elem_get(eb, B, col * (size_t)k + (size_t)q), &dc.bsig[q][j],
+                                      &dc.bexp[q][j], &dc.bneg[q][j]);
+                    dc.bcls[q][j] = cl;
+                    col_special[ch] |= cl & (K_NAN | K_INF);
+                }
         }
         for (int i = 0; i < m; i++) {
             const size_t row = t * (size_t)m + (size_t)i;
-            uint32_t row_special = 0;
-            for (int q = 0; q < k; q++)
-                row_special |= (uint32_t)dec(in->fa, elem_get(ea, A, row * (size_t)k + (size_t)q), &dc.asig[q],
-                                             &dc.aexp[q], &dc.aneg[q]);
-            uint64_t c[LANES];
-            uint32_t redo[LANES];
-            for (int j = 0; j < LANES; j++) {
-                c[j] = elem_get(ec, C, row * (size_t)n + (size_t)(j0 + (j < nl ? j : 0)));
-                redo[j] = row_special | col_special[j];
-            }
-            mf_format fc = in->fc;
-            for (int k0 = 0; k0 < k; k0 += L) {
-                int32_t emax[LANES], S[LANES];
-                uint32_t csig[LANES], cneg[LANES];
-                int cfr = 0;
-                for (int j = 0; j < LANES; j++) {
-                    redo[j] |= (uint32_t)dec_c(fc, c[j], e_zero, &csig[j], &emax[j], &cneg[j], &cfr);
+            uint32_t row_special[MF_KMAX / 4] = {0};
+            for (int ch = 0, q = 0; ch < nchunks; ch++)
+                for (int qe = q + L; q < qe; q++) {
+                    uint32_t cl = dec(in->fa, elem_get(ea, A, row * (size_t)k + (size_t)q), &dc.asig[q],
+                                      &dc.aexp[q], &dc.aneg[q]);
+                    dc.acls[q] = cl;
+                    row_special[ch] |= cl & (K_NAN | K_INF);
                 }
-                int32_t ce[LANES];
-                memcpy(ce, emax, sizeof ce);
-                chunk_lanes(&dc, k0, L, F, up, e_zero, emax, S);
+            uint64_t c[LANES];
+            for (int j = 0; j < LANES; j++)
+                c[j] = elem_get(ec, C, row * (size_t)n + (size_t)(j0 + (j < nl ? j : 0)));
+            mf_format fc = in->fc;
+            for (int ch = 0, k0 = 0; ch < nchunks; ch++, k0 += L) {
+                int32_t emax[LANES], S[LANES], ce[LANES];
+                uint32_t csig[LANES], cneg[LANES], cspec[LANES];
+                int cfr = 0;
+                for (int j = 0; j < LANES; j++)
+                    cspec[j] = (uint32_t)dec_c(fc, c[j], e_zero, &csig[j], &ce[j], &cneg[j], &cfr);
+                v8i vmax, vS;
+                memcpy(&vmax, ce, sizeof vmax);
+                chunk_lanes(&dc, k0, L, up, e_zero, &vmax, &vS);
+                memcpy(emax, &vmax, sizeof emax);
+                memcpy(S, &vS, sizeof S);
+                uint32_t nan[LANES] = {0}, pinf[LANES] = {0}, ninf[LANES] = {0};
+                if (row_special[ch] | col_special[ch]) {
+                    v8u vn, vp, vm;
+                    chunk_special_lanes(&dc, k0, L, &vn, &vp, &vm);
+                    memcpy(nan, &vn, sizeof nan);
+                    memcpy(pinf, &vp, sizeof pinf);
+                    memcpy(ninf, &vm, sizeof ninf);
+                }
                 for (int j = 0; j < LANES; j++) {
+                    if (nan[j] | pinf[j] | ninf[j] | cspec[j]) {
+                        if (cspec[j]) {   /* c NaN or Inf */
+                            uint64_t frac = fc == MF_FMT_F32 ? c[j] & 0x7FFFFF : c[j] & 0x3FF;
+                            nan[j] |= frac != 0;
+                            pinf[j] |= !frac && !cneg[j];
+                            ninf[j] |= !frac && cneg[j];
+                        }
+                        c[j] = nan[j] || (pinf[j] && ninf[j]) ? qnan : inf | (ninf[j] ? sbit : 0);
+                        continue;
+                    }
                     /* c aligned to emax and truncated to F fraction bits */
                     int r = (emax[j] - ce[j]) + cfr - F;
                     uint64_t tc = r <= 0 ? (uint64_t)csig[j] << -r : (r > 63 ? 0 : (uint64_t)csig[j] >> r);
@@ -248,20 +306,8 @@ static void tile_t_fdpa_lanes(const mf_instr *in, int m, int n, int k, size_t t,
                 }
                 fc = in->fd;
             }
-            for (int j = 0; j < nl; j++) {
-                uint64_t d = c[j];
-                if (redo[j]) {   /* a NaN or Inf on the way: the general path */
-                    mf_case cs;
-                    size_t col = t * (size_t)n + (size_t)(j0 + j);
-                    for (int q = 0; q < k; q++) {
-                        cs.a[q] = elem_get(ea, A, row * (size_t)k + (size_t)q);
-                        cs.b[q] = elem_get(eb, B, col * (size_t)k + (size_t)q);
-                    }
-                    cs.c = elem_get(ec, C, row * (size_t)n + (size_t)(j0 + j));
-                    d = mf_eval(in, &cs);
-                }
-                elem_set(ed, D, row * (size_t)n + (size_t)(j0 + j), d);
-            }
+            for (int j = 0; j < nl; j++)
+                elem_set(ed, D, row * (size_t)n + (size_t)(j0 + j), c[j]);
         }
     }
 }

@@ -13,26 +13,6 @@ size_t mf_abi_elem_bytes(mf_format f)
     return mf_tile_elem_bytes(f);   /* the model's tile layout is the device ABI */
 }
 
-uint64_t mf_abi_get(mf_format f, const void *base, size_t idx)
-{
-    switch (mf_abi_elem_bytes(f)) {
-    case 8: return ((const uint64_t *)base)[idx];
-    case 4: return ((const uint32_t *)base)[idx];
-    case 2: return ((const uint16_t *)base)[idx];
-    default: return ((const uint8_t *)base)[idx];
-    }
-}
-
-void mf_abi_set(mf_format f, void *base, size_t idx, uint64_t v)
-{
-    switch (mf_abi_elem_bytes(f)) {
-    case 8: ((uint64_t *)base)[idx] = v; break;
-    case 4: ((uint32_t *)base)[idx] = (uint32_t)v; break;
-    case 2: ((uint16_t *)base)[idx] = (uint16_t)v; break;
-    default: ((uint8_t *)base)[idx] = (uint8_t)v; break;
-    }
-}
-
 /* Copy n elements of an ABI array (element size es) into 64-bit values. */
 static inline void abi_copy(uint64_t *dst, const void *src, size_t first, int n, size_t es)
 {

@@ -88,9 +88,26 @@ void mf_tile_get_case(const mf_instr *in, int m, int n, int k, const void *A, co
                       const void *SA, const void *SB, size_t t, int i, int j, mf_case *out);
 
 /* Read element idx of an ABI array of format f. */
-uint64_t mf_abi_get(mf_format f, const void *base, size_t idx);
+static inline uint64_t mf_abi_get(mf_format f, const void *base, size_t idx)
+{
+    switch (mf_tile_elem_bytes(f)) {
+    case 8: return ((const uint64_t *)base)[idx];
+    case 4: return ((const uint32_t *)base)[idx];
+    case 2: return ((const uint16_t *)base)[idx];
+    default: return ((const uint8_t *)base)[idx];
+    }
+}
+
 /* Write element idx of an ABI array of format f. */
-void mf_abi_set(mf_format f, void *base, size_t idx, uint64_t v);
+static inline void mf_abi_set(mf_format f, void *base, size_t idx, uint64_t v)
+{
+    switch (mf_tile_elem_bytes(f)) {
+    case 8: ((uint64_t *)base)[idx] = v; break;
+    case 4: ((uint32_t *)base)[idx] = (uint32_t)v; break;
+    case 2: ((uint16_t *)base)[idx] = (uint16_t)v; break;
+    default: ((uint8_t *)base)[idx] = (uint8_t)v; break;
+    }
+}
 
 /* The compilation target that runs instruction `in` natively ("sm_90a",
  * "gfx942"), or NULL when no toolchain this project supports can build it

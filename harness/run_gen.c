@@ -109,19 +109,48 @@ static uint64_t frac_pattern(rng *r, int fbits, int pat)
     }
 }
 
+/* A significand pattern from the bits of one draw x: random bits (the top
+ * fbits of x) five times in eight, else one of the table's patterns. */
+static inline uint64_t frac_of_draw(uint64_t x, int fbits)
+{
+    if (!fbits)
+        return 0;
+    uint64_t all = (UINT64_C(1) << fbits) - 1, rnd = x >> (64 - fbits);
+    uint32_t choice = (uint32_t)(x >> 1) & 7, pat = choice < 5 ? 7 : (uint32_t)(x >> 4) & 7;
+    switch (pat) {
+    case 0: return 0;
+    case 1: return 1;
+    case 2: return UINT64_C(1) << (fbits - 1);
+    case 3: return all;
+    case 4: return (UINT64_C(1) << (fbits - 1)) | 1;
+    case 5: return UINT64_C(0x5555555555555555) & all;
+    case 6: return all & ~((UINT64_C(1) << (fbits / 2)) - 1);
+    default: return rnd;
+    }
+}
+
 /* A random significand: random bits most of the time, a table pattern otherwise. */
 static uint64_t rnd_frac(rng *r, int fbits)
 {
-    uint32_t x = rng_below(r, 8);
-    return frac_pattern(r, fbits, x < 5 ? 7 : (int)rng_below(r, NPAT));
+    return frac_of_draw(rng_next(r), fbits);
 }
 
 static int clampi(int v, int lo, int hi) { return v < lo ? lo : v > hi ? hi : v; }
 
-/* A random value of format f near exponent e. */
-static uint64_t rnd_at(rng *r, mf_format f, int e)
+/* A random value of format f at exponent e + j, j uniform in [0, w] (w <= 15),
+ * from a single draw: sign in bit 0, pattern choice in bits 1-6, j in bits
+ * 8-23, the random significand in the top bits. */
+static inline uint64_t rnd_at_jitter(rng *r, mf_format f, int e, int w)
 {
-    return rv_make(f, (int)(rng_next(r) & 1), e, rnd_frac(r, rv_get(f)->fbits));
+    uint64_t x = rng_next(r);
+    int j = (int)((((x >> 8) & 0xFFFF) * (uint64_t)(w + 1)) >> 16);
+    return rv_make(f, (int)(x & 1), e + j, frac_of_draw(x, rv_get(f)->fbits));
+}
+
+/* A random value of format f near exponent e. */
+static inline uint64_t rnd_at(rng *r, mf_format f, int e)
+{
+    return rnd_at_jitter(r, f, e, 0);
 }
 
 /* Special values of every format, listed once (rv_specials) and shared by
@@ -227,13 +256,13 @@ static void fill_plan(const gen_ctx *g, size_t slot, rng *r, const int *ea, cons
     const mf_instr *in = g->in;
     for (int i = 0; i < g->m; i++)
         for (int kk = 0; kk < g->k; kk++)
-            mf_abi_set(in->fa, g->A, IA(i, kk), ea[kk] == INT_MIN ? 0 : rnd_at(r, in->fa, ea[kk] + rng_range(r, 0, w)));
+            mf_abi_set(in->fa, g->A, IA(i, kk), ea[kk] == INT_MIN ? 0 : rnd_at_jitter(r, in->fa, ea[kk], w));
     for (int j = 0; j < g->n; j++)
         for (int kk = 0; kk < g->k; kk++)
-            mf_abi_set(in->fb, g->B, IB(j, kk), eb[kk] == INT_MIN ? 0 : rnd_at(r, in->fb, eb[kk] + rng_range(r, 0, w)));
+            mf_abi_set(in->fb, g->B, IB(j, kk), eb[kk] == INT_MIN ? 0 : rnd_at_jitter(r, in->fb, eb[kk], w));
     for (int i = 0; i < g->m; i++)
         for (int j = 0; j < g->n; j++)
-            mf_abi_set(in->fc, g->C, IC(i, j), ec == INT_MIN ? 0 : rnd_at(r, in->fc, ec + rng_range(r, -w, w)));
+            mf_abi_set(in->fc, g->C, IC(i, j), ec == INT_MIN ? 0 : rnd_at_jitter(r, in->fc, ec - w, 2 * w));
     if (in->n_scales)
         fill_scales(g, slot, r, 0);
 }

@@ -6,10 +6,11 @@
 
 #include <string.h>
 
-static rv_layout layouts[MF_FMT_COUNT];
-static int layouts_ready;
+rv_layout rv_layouts[MF_FMT_COUNT];
+#define layouts rv_layouts
 
-static void init_layouts(void)
+/* Filled before main runs, so that threads only ever read the table. */
+__attribute__((constructor)) static void init_layouts(void)
 {
     for (int f = 1; f < MF_FMT_COUNT; f++) {
         const mf_format_info *fi = mf_format_get((mf_format)f);
@@ -40,23 +41,6 @@ static void init_layouts(void)
             L->max_frac_at_emax = fmax;
         }
     }
-    layouts_ready = 1;
-}
-
-const rv_layout *rv_get(mf_format f)
-{
-    if (!layouts_ready)
-        init_layouts();
-    return &layouts[(unsigned)f < MF_FMT_COUNT ? f : MF_FMT_F32];
-}
-
-uint64_t rv_pack(mf_format f, int sign, uint32_t E, uint64_t frac)
-{
-    const rv_layout *L = rv_get(f);
-    uint64_t x = ((uint64_t)E << L->exp_shift) | (frac << L->low);
-    if (L->sign_shift >= 0 && sign)
-        x |= UINT64_C(1) << L->sign_shift;
-    return x & L->mask;
 }
 
 void rv_unpack(mf_format f, uint64_t x, int *sign, uint32_t *E, uint64_t *frac)
@@ -82,7 +66,7 @@ uint64_t rv_max_finite(mf_format f, int sign)
     return rv_pack(f, sign, (uint32_t)(L->emax + L->bias), L->max_frac_at_emax);
 }
 
-uint64_t rv_make(mf_format f, int sign, int e, uint64_t frac)
+uint64_t rv_make_slow(mf_format f, int sign, int e, uint64_t frac)
 {
     const rv_layout *L = rv_get(f);
     if (f == MF_FMT_UE8M0)

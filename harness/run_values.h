@@ -26,11 +26,24 @@ typedef struct rv_layout {
     uint64_t mask;  /* all storage bits */
 } rv_layout;
 
+/* The layout of every format, filled at program start (run_values.c). */
+extern rv_layout rv_layouts[MF_FMT_COUNT];
+
 /* @return the layout of format f (f a real format). */
-const rv_layout *rv_get(mf_format f);
+static inline const rv_layout *rv_get(mf_format f)
+{
+    return &rv_layouts[(unsigned)f < MF_FMT_COUNT ? f : MF_FMT_F32];
+}
 
 /* Pack fields into a bit pattern (no checks). */
-uint64_t rv_pack(mf_format f, int sign, uint32_t E, uint64_t frac);
+static inline uint64_t rv_pack(mf_format f, int sign, uint32_t E, uint64_t frac)
+{
+    const rv_layout *L = rv_get(f);
+    uint64_t x = ((uint64_t)E << L->exp_shift) | (frac << L->low);
+    if (L->sign_shift >= 0 && sign)
+        x |= UINT64_C(1) << L->sign_shift;
+    return x & L->mask;
+}
 /* Unpack a bit pattern into fields. */
 void rv_unpack(mf_format f, uint64_t x, int *sign, uint32_t *E, uint64_t *frac);
 
@@ -39,7 +52,16 @@ void rv_unpack(mf_format f, uint64_t x, int *sign, uint32_t *E, uint64_t *frac);
  * (the pattern shifted right, truncated; at least the smallest subnormal),
  * e above emax gives the largest finite value.  Formats without -0 (fnuz)
  * return +0 for a negative zero. */
-uint64_t rv_make(mf_format f, int sign, int e, uint64_t frac);
+uint64_t rv_make_slow(mf_format f, int sign, int e, uint64_t frac);
+static inline uint64_t rv_make(mf_format f, int sign, int e, uint64_t frac)
+{
+    const rv_layout *L = rv_get(f);
+    frac &= (UINT64_C(1) << L->fbits) - 1;
+    /* the common case inline: a normal value of a format with a sign */
+    if (e >= L->emin && e < L->emax && f != MF_FMT_UE8M0)
+        return rv_pack(f, sign, (uint32_t)(e + L->bias), frac);
+    return rv_make_slow(f, sign, e, frac);
+}
 
 /* The value sig * 2^exp (sig > 0) truncated toward zero into format f
  * (clamped to the largest finite / smallest subnormal, as rv_make). */

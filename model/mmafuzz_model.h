@@ -231,7 +231,11 @@ int mf_output_equal(const mf_instr *in, uint64_t got, uint64_t expected);
  * mf_eval_tiles gives every output exactly what mf_eval gives it; it is
  * faster because rows and columns are decoded once per tile and T-FDPA rows
  * evaluate several outputs at a time. */
-size_t mf_tile_elem_bytes(mf_format f);
+static inline size_t mf_tile_elem_bytes(mf_format f)
+{
+    int bits = mf_format_get(f)->bits;
+    return bits > 32 ? 8 : bits > 16 ? 4 : bits > 8 ? 2 : 1;
+}
 void mf_eval_tiles(const mf_instr *in, int m, int n, int k, size_t ntiles, const void *A, const void *B,
                    const void *C, const void *SA, const void *SB, void *D);
 

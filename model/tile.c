@@ -14,12 +14,6 @@
 
 #include <string.h>
 
-size_t mf_tile_elem_bytes(mf_format f)
-{
-    int bits = mf_format_get(f)->bits;
-    return bits > 32 ? 8 : bits > 16 ? 4 : bits > 8 ? 2 : 1;
-}
-
 static inline uint64_t elem_get(size_t es, const void *base, size_t idx)
 {
     switch (es) {
@@ -27,6 +21,17 @@ static inline uint64_t elem_get(size_t es, const void *base, size_t idx)
     case 4: return ((const uint32_t *)base)[idx];
     case 2: return ((const uint16_t *)base)[idx];
     default: return ((const uint8_t *)base)[idx];
+    }
+}
+
+/* n consecutive elements from index first, widened to 64 bits. */
+static inline void elems_get(size_t es, const void *base, size_t first, int n, uint64_t *out)
+{
+    switch (es) {
+    case 8: for (int i = 0; i < n; i++) out[i] = ((const uint64_t *)base)[first + (size_t)i]; break;
+    case 4: for (int i = 0; i < n; i++) out[i] = ((const uint32_t *)base)[first + (size_t)i]; break;
+    case 2: for (int i = 0; i < n; i++) out[i] = ((const uint16_t *)base)[first + (size_t)i]; break;
+    default: for (int i = 0; i < n; i++) out[i] = ((const uint8_t *)base)[first + (size_t)i]; break;
     }
 }
 
@@ -86,14 +91,26 @@ typedef struct tile_dec {
     int32_t bexp[MF_KMAX][LANES];
 } tile_dec;
 
-/* Decode x of format f; @return its class bits (K_*). */
+/* Decode x of format f; @return its class bits (K_*).  For NaN and Inf the
+ * significand and exponent are left as they come: every lane such a value
+ * reaches takes the special result (chunk_special_lanes), whatever its sum. */
 static inline uint32_t dec(mf_format f, uint64_t x, uint32_t *sig, int32_t *exp, uint32_t *neg)
 {
-    mf_value v = mf_decode_fast(f, x);
-    *sig = v.cls == MF_CLS_FINITE ? (uint32_t)v.sig : 0;
+    static const uint8_t kbits[4] = {[MF_CLS_ZERO] = K_ZERO, [MF_CLS_FINITE] = 0, [MF_CLS_INF] = K_INF,
+                                     [MF_CLS_NAN] = K_NAN};
+    const uint32_t *t = mf_dec_tab[f];
+    if (t) {   /* formats of 16 bits or fewer: one table entry (format.c) */
+        uint32_t w = t[x & mf_dec_mask[f]];
+        *sig = w & 0xFFFF;
+        *exp = (int32_t)((w >> 16) & 0x3FF) - 512;
+        *neg = (w >> 28) & 1;
+        return kbits[(w >> 26) & 3];
+    }
+    mf_value v = mf_decode(f, x);
+    *sig = (uint32_t)v.sig;
     *exp = v.exp;
     *neg = v.sign;
-    return v.cls == MF_CLS_NAN ? K_NAN : v.cls == MF_CLS_INF ? K_INF : v.cls == MF_CLS_ZERO ? K_ZERO : 0;
+    return kbits[v.cls];
 }
 
 /* Decode c (f32 or f16 bits) for the c term of a chunk; @return 1 for NaN/Inf. */
@@ -245,10 +262,11 @@ static void tile_t_fdpa_lanes(const mf_instr *in, int m, int n, int k, size_t t,
         uint32_t col_special[MF_KMAX / 4] = {0};   /* per chunk: any NaN/Inf in the block's columns */
         for (int j = 0; j < LANES; j++) {
             size_t col = t * (size_t)n + (size_t)(j0 + (j < nl ? j : 0));
+            uint64_t x[MF_KMAX];
+            elems_get(eb, B, col * (size_t)k, k, x);
             for (int ch = 0, q = 0; ch < nchunks; ch++)
                 for (int qe = q + L; q < qe; q++) {
-                    uint32_t cl = dec(in->fb, elem_get(eb, B, col * (size_t)k + (size_t)q), &dc.bsig[q][j],
-                                      &dc.bexp[q][j], &dc.bneg[q][j]);
+                    uint32_t cl = dec(in->fb, x[q], &dc.bsig[q][j], &dc.bexp[q][j], &dc.bneg[q][j]);
                     dc.bcls[q][j] = cl;
                     col_special[ch] |= cl & (K_NAN | K_INF);
                 }
@@ -256,16 +274,18 @@ static void tile_t_fdpa_lanes(const mf_instr *in, int m, int n, int k, size_t t,
         for (int i = 0; i < m; i++) {
             const size_t row = t * (size_t)m + (size_t)i;
             uint32_t row_special[MF_KMAX / 4] = {0};
+            uint64_t x[MF_KMAX];
+            elems_get(ea, A, row * (size_t)k, k, x);
             for (int ch = 0, q = 0; ch < nchunks; ch++)
                 for (int qe = q + L; q < qe; q++) {
-                    uint32_t cl = dec(in->fa, elem_get(ea, A, row * (size_t)k + (size_t)q), &dc.asig[q],
-                                      &dc.aexp[q], &dc.aneg[q]);
+                    uint32_t cl = dec(in->fa, x[q], &dc.asig[q], &dc.aexp[q], &dc.aneg[q]);
                     dc.acls[q] = cl;
                     row_special[ch] |= cl & (K_NAN | K_INF);
                 }
             uint64_t c[LANES];
-            for (int j = 0; j < LANES; j++)
-                c[j] = elem_get(ec, C, row * (size_t)n + (size_t)(j0 + (j < nl ? j : 0)));
+            elems_get(ec, C, row * (size_t)n + (size_t)j0, nl, c);
+            for (int j = nl; j < LANES; j++)
+                c[j] = c[0];
             mf_format fc = in->fc;
             for (int ch = 0, k0 = 0; ch < nchunks; ch++, k0 += L) {
                 int32_t emax[LANES], S[LANES], ce[LANES];

@@ -78,39 +78,25 @@ static void tile_by_case(const mf_instr *in, int m, int n, int k, size_t t, cons
 
 #define LANES 8
 
-/* Class bits of a decoded input, for the special-value step. */
-enum { K_NAN = 1, K_INF = 2, K_ZERO = 4 };
-
-/* Inputs of a tile decoded once: significand (hidden bit included; 0 for
- * zeros, NaN and Inf), exponent, sign and class bits of every element; B
- * stored k-major so that the lanes (columns) are contiguous. */
+/* Inputs of a tile decoded once, each as a packed word of the decode tables
+ * (internal.h: sig | (exp+512) << 16 | cls << 26 | sign << 28); the kernels
+ * take the fields apart eight lanes at a time.  B is stored k-major so that
+ * the lanes (columns) are contiguous. */
 typedef struct tile_dec {
-    uint32_t asig[MF_KMAX], aneg[MF_KMAX], acls[MF_KMAX];
-    int32_t aexp[MF_KMAX];
-    uint32_t bsig[MF_KMAX][LANES], bneg[MF_KMAX][LANES], bcls[MF_KMAX][LANES];
-    int32_t bexp[MF_KMAX][LANES];
+    uint32_t a[MF_KMAX];
+    uint32_t b[MF_KMAX][LANES];
 } tile_dec;
 
-/* Decode x of format f; @return its class bits (K_*).  For NaN and Inf the
- * significand and exponent are left as they come: every lane such a value
- * reaches takes the special result (chunk_special_lanes), whatever its sum. */
-static inline uint32_t dec(mf_format f, uint64_t x, uint32_t *sig, int32_t *exp, uint32_t *neg)
+#define W_SPECIAL (UINT32_C(1) << 27)   /* cls >= MF_CLS_INF: NaN or Inf */
+
+/* The packed word of x in format f (the table's entry where there is one). */
+static inline uint32_t dec_word(mf_format f, uint64_t x)
 {
-    static const uint8_t kbits[4] = {[MF_CLS_ZERO] = K_ZERO, [MF_CLS_FINITE] = 0, [MF_CLS_INF] = K_INF,
-                                     [MF_CLS_NAN] = K_NAN};
     const uint32_t *t = mf_dec_tab[f];
-    if (t) {   /* formats of 16 bits or fewer: one table entry (format.c) */
-        uint32_t w = t[x & mf_dec_mask[f]];
-        *sig = w & 0xFFFF;
-        *exp = (int32_t)((w >> 16) & 0x3FF) - 512;
-        *neg = (w >> 28) & 1;
-        return kbits[(w >> 26) & 3];
-    }
-    mf_value v = mf_decode(f, x);
-    *sig = (uint32_t)v.sig;
-    *exp = v.exp;
-    *neg = v.sign;
-    return kbits[v.cls];
+    if (t)
+        return t[x & mf_dec_mask[f]];
+    mf_value v = mf_decode(f, x);   /* tf32: 11-bit significand, exponent within 10 bits */
+    return (uint32_t)v.sig | ((uint32_t)(v.exp + 512) << 16) | ((uint32_t)v.cls << 26) | ((uint32_t)v.sign << 28);
 }
 
 /* Decode c (f32 or f16 bits) for the c term of a chunk; @return 1 for NaN/Inf. */
@@ -176,15 +162,15 @@ MULTI_ISA static void chunk_lanes(const tile_dec *dc, int k0, int L, int up, int
 {
     v8u P[MF_KMAX];
     v8i E[MF_KMAX];
-    v8i mx = *emax, acc = {0};
+    v8i mx = *emax;
+    v8u acc = {0};   /* unsigned: wraps (only in lanes whose result is special) */
     const v8i ez = (v8i){0} + e_zero;
     for (int q = 0; q < L; q++) {
-        v8u p;
-        v8i e;
-        LOAD8(p, dc->bsig[k0 + q]);
-        LOAD8(e, dc->bexp[k0 + q]);
-        p *= dc->asig[k0 + q];
-        e += dc->aexp[k0 + q];
+        const uint32_t wa = dc->a[k0 + q];
+        v8u wb;
+        LOAD8(wb, dc->b[k0 + q]);
+        v8u p = (wb & 0xFFFF) * (wa & 0xFFFF);
+        v8i e = (v8i)((wb >> 16) & 0x3FF) + ((int32_t)((wa >> 16) & 0x3FF) - 1024);
         v8i zero = (v8i)(p == 0);                     /* zero products take e_zero */
         e = (e & ~zero) | (ez & zero);
         v8i gt = (v8i)(e > mx);
@@ -196,13 +182,13 @@ MULTI_ISA static void chunk_lanes(const tile_dec *dc, int k0, int L, int up, int
         v8u dist = (v8u)(mx - E[q]);
         v8u big = (v8u)(dist > 31);
         dist = (dist & ~big) | (((v8u){0} + 31) & big);
-        v8u t = P[q] >> dist, neg;
-        LOAD8(neg, dc->bneg[k0 + q]);
-        neg = (v8u){0} - (neg ^ dc->aneg[k0 + q]);
-        acc += (v8i)((t ^ neg) - neg);
+        v8u t = P[q] >> dist, wb;
+        LOAD8(wb, dc->b[k0 + q]);
+        v8u neg = (v8u){0} - (((wb ^ dc->a[k0 + q]) >> 28) & 1);
+        acc += (t ^ neg) - neg;
     }
     *emax = mx;
-    *S = acc;
+    *S = (v8i)acc;
 }
 
 /* T-FDPA step 1 over the products of one chunk in the eight lanes: any NaN
@@ -212,16 +198,15 @@ MULTI_ISA static void chunk_special_lanes(const tile_dec *dc, int k0, int L, v8u
 {
     v8u vn = {0}, vp = {0}, vm = {0};
     for (int q = 0; q < L; q++) {
-        const uint32_t ka = dc->acls[k0 + q], na = dc->aneg[k0 + q];
-        v8u kb, nb;
-        LOAD8(kb, dc->bcls[k0 + q]);
-        LOAD8(nb, dc->bneg[k0 + q]);
-        v8u any = kb | ka;
-        v8u isnan = (v8u)((any & K_NAN) != 0) |
-                    ((v8u)((kb & K_ZERO) != 0) & (0u - ((ka & K_INF) != 0))) |
-                    ((v8u)((kb & K_INF) != 0) & (0u - ((ka & K_ZERO) != 0)));
-        v8u isinf = (v8u)((any & K_INF) != 0) & ~isnan;
-        v8u neg = (v8u){0} - (nb ^ na);
+        const uint32_t wa = dc->a[k0 + q], ca = (wa >> 26) & 3;
+        const uint32_t a_nan = 0u - (ca == MF_CLS_NAN), a_inf = 0u - (ca == MF_CLS_INF), a_zero = 0u - (ca == MF_CLS_ZERO);
+        v8u wb;
+        LOAD8(wb, dc->b[k0 + q]);
+        v8u cb = (wb >> 26) & 3;
+        v8u b_nan = (v8u)(cb == MF_CLS_NAN), b_inf = (v8u)(cb == MF_CLS_INF), b_zero = (v8u)(cb == MF_CLS_ZERO);
+        v8u isnan = b_nan | a_nan | (b_zero & a_inf) | (b_inf & a_zero);
+        v8u isinf = (b_inf | a_inf) & ~isnan;
+        v8u neg = (v8u){0} - (((wb ^ wa) >> 28) & 1);
         vn |= isnan;
         vp |= isinf & ~neg;
         vm |= isinf & neg;
@@ -245,16 +230,18 @@ static int lanes_ok(const mf_instr *in, int k)
     return lg + in->F + 2 <= 31;
 }
 
-/* Tile t of a T-FDPA row, eight columns at a time. */
-static void tile_t_fdpa_lanes(const mf_instr *in, int m, int n, int k, size_t t, const void *A, const void *B,
-                              const void *C, void *D)
+/* Tile t of a T-FDPA row, eight columns at a time (rho a constant in each
+ * instance, see tile_t_fdpa_lanes). */
+static inline __attribute__((always_inline)) void lanes_body(const mf_instr *in, int m, int n, int k, size_t t,
+                                                             const void *A, const void *B, const void *C, void *D,
+                                                             const mf_rho rho)
 {
     const size_t ea = mf_tile_elem_bytes(in->fa), eb = mf_tile_elem_bytes(in->fb), ec = mf_tile_elem_bytes(in->fc),
                  ed = mf_tile_elem_bytes(in->fd);
     const int L = in->L, F = in->F, e_zero = in->e_zero, nchunks = k / L;
     const int up = F - (mf_format_get(in->fa)->frac_bits + mf_format_get(in->fb)->frac_bits);
     /* the special outputs of D's format (DOMAIN section 3, T-FDPA step 7) */
-    const int f16 = in->rho == MF_RNE_FP16;
+    const int f16 = rho == MF_RNE_FP16;
     const uint64_t qnan = f16 ? 0x7FFF : 0x7FFFFFFF, inf = f16 ? 0x7C00 : 0x7F800000, sbit = f16 ? 0x8000 : 0x80000000;
     tile_dec dc;
     for (int j0 = 0; j0 < n; j0 += LANES) {
@@ -266,9 +253,9 @@ static void tile_t_fdpa_lanes(const mf_instr *in, int m, int n, int k, size_t t,
             elems_get(eb, B, col * (size_t)k, k, x);
             for (int ch = 0, q = 0; ch < nchunks; ch++)
                 for (int qe = q + L; q < qe; q++) {
-                    uint32_t cl = dec(in->fb, x[q], &dc.bsig[q][j], &dc.bexp[q][j], &dc.bneg[q][j]);
-                    dc.bcls[q][j] = cl;
-                    col_special[ch] |= cl & (K_NAN | K_INF);
+                    uint32_t w = dec_word(in->fb, x[q]);
+                    dc.b[q][j] = w;
+                    col_special[ch] |= w & W_SPECIAL;
                 }
         }
         for (int i = 0; i < m; i++) {
@@ -278,9 +265,9 @@ static void tile_t_fdpa_lanes(const mf_instr *in, int m, int n, int k, size_t t,
             elems_get(ea, A, row * (size_t)k, k, x);
             for (int ch = 0, q = 0; ch < nchunks; ch++)
                 for (int qe = q + L; q < qe; q++) {
-                    uint32_t cl = dec(in->fa, x[q], &dc.asig[q], &dc.aexp[q], &dc.aneg[q]);
-                    dc.acls[q] = cl;
-                    row_special[ch] |= cl & (K_NAN | K_INF);
+                    uint32_t w = dec_word(in->fa, x[q]);
+                    dc.a[q] = w;
+                    row_special[ch] |= w & W_SPECIAL;
                 }
             uint64_t c[LANES];
             elems_get(ec, C, row * (size_t)n + (size_t)j0, nl, c);
@@ -322,13 +309,23 @@ static void tile_t_fdpa_lanes(const mf_instr *in, int m, int n, int k, size_t t,
                     uint64_t tc = r <= 0 ? (uint64_t)csig[j] << -r : (r > 63 ? 0 : (uint64_t)csig[j] >> r);
                     int64_t neg = -(int64_t)cneg[j];
                     int64_t sum = (int64_t)S[j] + (((int64_t)tc ^ neg) - neg);
-                    c[j] = round_chunk(sum, emax[j] - F, in->rho, in->zero_plus);
+                    c[j] = round_chunk(sum, emax[j] - F, rho, in->zero_plus);
                 }
                 fc = in->fd;
             }
             for (int j = 0; j < nl; j++)
                 elem_set(ed, D, row * (size_t)n + (size_t)(j0 + j), c[j]);
         }
+    }
+}
+
+static void tile_t_fdpa_lanes(const mf_instr *in, int m, int n, int k, size_t t, const void *A, const void *B,
+                              const void *C, void *D)
+{
+    switch (in->rho) {   /* lanes_ok admits these three */
+    case MF_RZ_FP32: lanes_body(in, m, n, k, t, A, B, C, D, MF_RZ_FP32); break;
+    case MF_RZ_E8M13: lanes_body(in, m, n, k, t, A, B, C, D, MF_RZ_E8M13); break;
+    default: lanes_body(in, m, n, k, t, A, B, C, D, MF_RNE_FP16); break;
     }
 }
 

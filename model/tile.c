@@ -78,14 +78,26 @@ static void tile_by_case(const mf_instr *in, int m, int n, int k, size_t t, cons
 
 #define LANES 8
 
-/* Inputs of a tile decoded once, each as a packed word of the decode tables
- * (internal.h: sig | (exp+512) << 16 | cls << 26 | sign << 28); the kernels
- * take the fields apart eight lanes at a time.  B is stored k-major so that
- * the lanes (columns) are contiguous. */
+/* Inputs of a tile decoded once.  A row of A stays in the packed words of
+ * the decode tables (internal.h: sig | (exp+512) << 16 | cls << 26 |
+ * sign << 28), taken apart as scalars in the kernels; eight columns of B are
+ * split into fields, k-major so that the lanes (columns) are contiguous:
+ *   b_sig  significand with its hidden bit;
+ *   b_exp  exponent, ZERO_EXP for a zero (see chunk_lanes);
+ *   b_neg  0 or all ones (the sign);
+ *   b_cls  the class as one bit (CLS_BIT), shifted up by 4 when negative. */
 typedef struct tile_dec {
     uint32_t a[MF_KMAX];
-    uint32_t b[MF_KMAX][LANES];
+    uint32_t b_sig[MF_KMAX][LANES];
+    int32_t b_exp[MF_KMAX][LANES];
+    uint32_t b_neg[MF_KMAX][LANES];
+    uint32_t b_cls[MF_KMAX][LANES];
 } tile_dec;
+
+/* The exponent given to zero inputs in the lanes: a product with a zero
+ * factor lands far under every real product exponent and every c. */
+#define ZERO_EXP (-(1 << 20))
+#define CLS_BIT(cls) (1u << (cls))   /* MF_CLS_ZERO 1, FINITE 2, INF 4, NAN 8 */
 
 #define W_SPECIAL (UINT32_C(1) << 27)   /* cls >= MF_CLS_INF: NaN or Inf */
 
@@ -97,46 +109,6 @@ static inline uint32_t dec_word(mf_format f, uint64_t x)
         return t[x & mf_dec_mask[f]];
     mf_value v = mf_decode(f, x);   /* tf32: 11-bit significand, exponent within 10 bits */
     return (uint32_t)v.sig | ((uint32_t)(v.exp + 512) << 16) | ((uint32_t)v.cls << 26) | ((uint32_t)v.sign << 28);
-}
-
-/* Decode c (f32 or f16 bits) for the c term of a chunk; @return 1 for NaN/Inf. */
-static inline int dec_c(mf_format f, uint64_t c, int e_zero, uint32_t *sig, int32_t *exp, uint32_t *neg, int *fr)
-{
-    uint32_t v, e;
-    int special;
-    if (f == MF_FMT_F32) {
-        v = (uint32_t)c;
-        e = (v >> 23) & 0xFF;
-        *neg = v >> 31;
-        *sig = (v & 0x7FFFFF) | ((uint32_t)(e != 0) << 23);
-        *exp = (int32_t)(e ? e : 1) - 127;
-        *fr = 23;
-        special = e == 0xFF;
-    } else {
-        v = (uint32_t)c & 0xFFFF;
-        e = (v >> 10) & 0x1F;
-        *neg = v >> 15;
-        *sig = (v & 0x3FF) | ((uint32_t)(e != 0) << 10);
-        *exp = (int32_t)(e ? e : 1) - 15;
-        *fr = 10;
-        special = e == 0x1F;
-    }
-    if (*sig == 0)
-        *exp = e_zero;  /* a zero c takes e_zero, as zero products do */
-    return special;
-}
-
-/* S * 2^q rounded as the row's rho says (the rounding of chunk_core). */
-static inline uint64_t round_chunk(int64_t S, int q, mf_rho rho, int zero_plus)
-{
-    int sign = S < 0;
-    uint64_t mag = sign ? (uint64_t)0 - (uint64_t)S : (uint64_t)S;
-    uint64_t d = rho == MF_RZ_FP32    ? mf_round64(sign, mag, q, 23, 23, 8, MF_RM_RZ)
-                 : rho == MF_RZ_E8M13 ? mf_round64(sign, mag, q, 13, 23, 8, MF_RM_RZ)
-                                      : mf_round64(sign, mag, q, 10, 10, 5, MF_RM_RNE);
-    if (zero_plus && (d << 1) << (rho == MF_RNE_FP16 ? 48 : 32) == 0)
-        d = 0;
-    return d;
 }
 
 #if defined(__x86_64__) && defined(__GNUC__) && !defined(MMAFUZZ_NO_CLONES)
@@ -153,38 +125,47 @@ typedef int32_t v8i __attribute__((vector_size(32)));
 /* v = eight 32-bit values at p (any alignment) */
 #define LOAD8(v, p) memcpy(&(v), (p), sizeof(v))
 
+/* The helpers below are always inlined into the kernels, so the note GCC
+ * gives on passing AVX vectors by value without AVX does not apply. */
+#pragma GCC diagnostic ignored "-Wpsabi"
+#define AI static inline __attribute__((always_inline))
+
 /* The aligned, truncated products of one chunk [k0, k0+L) in the eight lanes
- * of row dc->a*: S (units 2^-F at 2^emax); *emax comes in holding the
- * exponent of each lane's c and leaves holding the chunk's maximum.  Every
- * aligned product is below 2^(F+2) and L of them stay below 2^31 (checked by
- * lanes_ok), so the lane sums are 32-bit. */
-MULTI_ISA static void chunk_lanes(const tile_dec *dc, int k0, int L, int up, int e_zero, v8i *emax, v8i *S)
+ * of row dc->a: S (units 2^-F at 2^emax); *emax comes in holding the
+ * exponent of each lane's c and leaves holding the chunk's maximum.  Zero
+ * products take e_zero in T-FDPA step 2, but c's exponent is never below
+ * e_zero (checked by lanes_ok: a zero c takes e_zero, any other c has at
+ * least its format's emin), so a zero product can never raise the maximum;
+ * their factors carry ZERO_EXP to keep them out of it.  Every aligned
+ * product is below 2^(F+2) and L of them stay below 2^31 (lanes_ok again),
+ * so the lane sums are 32-bit. */
+AI void chunk_lanes(const tile_dec *dc, int k0, int L, int up, v8i *emax, v8i *S)
 {
     v8u P[MF_KMAX];
     v8i E[MF_KMAX];
     v8i mx = *emax;
     v8u acc = {0};   /* unsigned: wraps (only in lanes whose result is special) */
-    const v8i ez = (v8i){0} + e_zero;
-    for (int q = 0; q < L; q++) {
-        const uint32_t wa = dc->a[k0 + q];
-        v8u wb;
-        LOAD8(wb, dc->b[k0 + q]);
-        v8u p = (wb & 0xFFFF) * (wa & 0xFFFF);
-        v8i e = (v8i)((wb >> 16) & 0x3FF) + ((int32_t)((wa >> 16) & 0x3FF) - 1024);
-        v8i zero = (v8i)(p == 0);                     /* zero products take e_zero */
-        e = (e & ~zero) | (ez & zero);
-        v8i gt = (v8i)(e > mx);
+    for (int q = k0; q < k0 + L; q++) {
+        const uint32_t wa = dc->a[q], sa = wa & 0xFFFF;
+        const int32_t ea = sa ? (int32_t)((wa >> 16) & 0x3FF) - 512 : ZERO_EXP;
+        v8u bs;
+        v8i be;
+        LOAD8(bs, dc->b_sig[q]);
+        LOAD8(be, dc->b_exp[q]);
+        const v8i e = be + ea;
+        const v8i gt = e > mx;
         mx = (e & gt) | (mx & ~gt);
-        P[q] = p << up;
-        E[q] = e;
+        P[q - k0] = (bs * sa) << up;
+        E[q - k0] = e;
     }
-    for (int q = 0; q < L; q++) {
-        v8u dist = (v8u)(mx - E[q]);
-        v8u big = (v8u)(dist > 31);
-        dist = (dist & ~big) | (((v8u){0} + 31) & big);
-        v8u t = P[q] >> dist, wb;
-        LOAD8(wb, dc->b[k0 + q]);
-        v8u neg = (v8u){0} - (((wb ^ dc->a[k0 + q]) >> 28) & 1);
+    for (int q = k0; q < k0 + L; q++) {
+        v8i dist = mx - E[q - k0];   /* >= 0 */
+        const v8i big = dist > 31;
+        dist = (dist & ~big) | (big & 31);
+        const v8u t = P[q - k0] >> (v8u)dist;
+        v8u neg;
+        LOAD8(neg, dc->b_neg[q]);
+        neg ^= 0u - ((dc->a[q] >> 28) & 1);
         acc += (t ^ neg) - neg;
     }
     *emax = mx;
@@ -193,27 +174,46 @@ MULTI_ISA static void chunk_lanes(const tile_dec *dc, int k0, int L, int up, int
 
 /* T-FDPA step 1 over the products of one chunk in the eight lanes: any NaN
  * or 0 * Inf makes the lane NaN; Inf products set *pinf or *ninf by their
- * sign (the rule of special_result in family_tfdpa_fast.c). */
-MULTI_ISA static void chunk_special_lanes(const tile_dec *dc, int k0, int L, v8u *nan, v8u *pinf, v8u *ninf)
+ * sign (the rule of special_result in family_tfdpa_fast.c).  For each class
+ * of a, special_of_a lists the classes of b (CLS_BIT, shifted by b's sign)
+ * that make the product NaN, +Inf and -Inf. */
+typedef struct special_masks {
+    uint32_t nan, pinf, ninf;
+} special_masks;
+
+static const special_masks special_of_a[8] = {
+#define NAN_WITH(m) ((m) | (m) << 4)
+#define B_INF_POS CLS_BIT(MF_CLS_INF)
+#define B_FIN_INF_POS (CLS_BIT(MF_CLS_FINITE) | CLS_BIT(MF_CLS_INF))
+    /* positive a: ZERO, FINITE, INF, NAN */
+    {NAN_WITH(CLS_BIT(MF_CLS_INF) | CLS_BIT(MF_CLS_NAN)), 0, 0},
+    {NAN_WITH(CLS_BIT(MF_CLS_NAN)), B_INF_POS, B_INF_POS << 4},
+    {NAN_WITH(CLS_BIT(MF_CLS_ZERO) | CLS_BIT(MF_CLS_NAN)), B_FIN_INF_POS, B_FIN_INF_POS << 4},
+    {0xFF, 0, 0},
+    /* negative a */
+    {NAN_WITH(CLS_BIT(MF_CLS_INF) | CLS_BIT(MF_CLS_NAN)), 0, 0},
+    {NAN_WITH(CLS_BIT(MF_CLS_NAN)), B_INF_POS << 4, B_INF_POS},
+    {NAN_WITH(CLS_BIT(MF_CLS_ZERO) | CLS_BIT(MF_CLS_NAN)), B_FIN_INF_POS << 4, B_FIN_INF_POS},
+    {0xFF, 0, 0},
+#undef NAN_WITH
+#undef B_INF_POS
+#undef B_FIN_INF_POS
+};
+
+AI void chunk_special_lanes(const tile_dec *dc, int k0, int L, v8u *nan, v8u *pinf, v8u *ninf)
 {
     v8u vn = {0}, vp = {0}, vm = {0};
-    for (int q = 0; q < L; q++) {
-        const uint32_t wa = dc->a[k0 + q], ca = (wa >> 26) & 3;
-        const uint32_t a_nan = 0u - (ca == MF_CLS_NAN), a_inf = 0u - (ca == MF_CLS_INF), a_zero = 0u - (ca == MF_CLS_ZERO);
-        v8u wb;
-        LOAD8(wb, dc->b[k0 + q]);
-        v8u cb = (wb >> 26) & 3;
-        v8u b_nan = (v8u)(cb == MF_CLS_NAN), b_inf = (v8u)(cb == MF_CLS_INF), b_zero = (v8u)(cb == MF_CLS_ZERO);
-        v8u isnan = b_nan | a_nan | (b_zero & a_inf) | (b_inf & a_zero);
-        v8u isinf = (b_inf | a_inf) & ~isnan;
-        v8u neg = (v8u){0} - (((wb ^ wa) >> 28) & 1);
-        vn |= isnan;
-        vp |= isinf & ~neg;
-        vm |= isinf & neg;
+    for (int q = k0; q < k0 + L; q++) {
+        const special_masks *sm = &special_of_a[(dc->a[q] >> 26) & 7];   /* cls | sign << 2 */
+        v8u bc;
+        LOAD8(bc, dc->b_cls[q]);
+        vn |= bc & sm->nan;
+        vp |= bc & sm->pinf;
+        vm |= bc & sm->ninf;
     }
-    *nan = vn;
-    *pinf = vp;
-    *ninf = vm;
+    *nan = (v8u)(vn != 0);
+    *pinf = (v8u)(vp != 0);
+    *ninf = (v8u)(vm != 0);
 }
 
 /* Can row `in` with K = k take the lane path? */
@@ -227,22 +227,163 @@ static int lanes_ok(const mf_instr *in, int k)
     int lg = 0;
     while ((1 << lg) < in->L)
         lg++;
-    return lg + in->F + 2 <= 31;
+    if (lg + in->F + 2 > 31)
+        return 0;
+    /* c, of either format, is never below e_zero (see chunk_lanes): emin = 1 - bias */
+    return in->e_zero <= 1 - mf_format_get(in->fc)->bias && in->e_zero <= 1 - mf_format_get(in->fd)->bias;
 }
 
-/* Tile t of a T-FDPA row, eight columns at a time (rho a constant in each
- * instance, see tile_t_fdpa_lanes). */
-static inline __attribute__((always_inline)) void lanes_body(const mf_instr *in, int m, int n, int k, size_t t,
-                                                             const void *A, const void *B, const void *C, void *D,
-                                                             const mf_rho rho)
+/* Leading zeros of each lane (lanes that are 0 give 31: callers mask them). */
+AI v8u clz_lanes(v8u x)
+{
+    v8u n = {0}, m;
+    m = (v8u)((x >> 16) == 0), n += m & 16, x = (x & ~m) | ((x << 16) & m);
+    m = (v8u)((x >> 24) == 0), n += m & 8, x = (x & ~m) | ((x << 8) & m);
+    m = (v8u)((x >> 28) == 0), n += m & 4, x = (x & ~m) | ((x << 4) & m);
+    m = (v8u)((x >> 30) == 0), n += m & 2, x = (x & ~m) | ((x << 2) & m);
+    m = (v8u)((x >> 31) == 0), n += m & 1;
+    return n;
+}
+
+/* (neg ? -1 : 1) * mag * 2^q rounded as rho says, eight lanes at a time:
+ * what mf_round64 does for one value (mag < 2^32, neg 0 or 1), followed by
+ * the row's zero_plus rule (round_chunk in family_tfdpa_fast.c). */
+AI v8u round_lanes(v8u mag, v8u neg, v8i q, const mf_rho rho, int zero_plus)
+{
+    const int prec = rho == MF_RZ_FP32 ? 23 : rho == MF_RZ_E8M13 ? 13 : 10;
+    const int fbits = rho == MF_RNE_FP16 ? 10 : 23, ebits = rho == MF_RNE_FP16 ? 5 : 8;
+    const int bias = (1 << (ebits - 1)) - 1, emin = 1 - bias, emax = bias;
+    const v8i top = q + (31 - (v8i)clz_lanes(mag));
+    v8i eff = top < emin;
+    eff = (eff & emin) | (~eff & top);
+    const v8i shift = eff - prec - q;
+    const v8i right = shift > 0;
+    /* shift <= 0: exact, the significand moves up by -shift <= prec bits */
+    const v8i up = (-shift) & ~right;
+    v8u sig = mag << (v8u)up;
+    /* shift > 0: guard bit at shift-1, sticky below; shift >= 33 leaves nothing */
+    v8i s1 = (shift - 1) & right;
+    s1 = (s1 & (s1 <= 31)) | (31 & (s1 > 31));
+    const v8u h = mag >> (v8u)s1, kept = h >> 1;
+    v8u sr = kept;
+    if (rho == MF_RNE_FP16) {
+        const v8u sticky = (v8u)((mag & ((1u << (v8u)s1) - 1)) != 0) & 1;
+        sr += h & 1 & (sticky | kept);
+    }
+    sr &= (v8u)(shift <= 32);
+    sig = ((v8u)right & sr) | (~(v8u)right & sig);
+    /* a carry out of the rounding moves the exponent up */
+    const v8i carry = (v8i)((sig >> (prec + 1)) != 0);
+    sig = (sig & ~(v8u)carry) | ((sig >> 1) & (v8u)carry);
+    eff -= carry;
+    const v8u sgn = neg << (ebits + fbits);
+    const v8u biased = (v8u)(eff + bias) & (v8u)((sig >> prec) != 0);
+    v8u d = sgn | (biased << fbits) | ((sig & ((1u << prec) - 1)) << (fbits - prec));
+    const v8u ovf = (v8u)(eff > emax);
+    d = (d & ~ovf) | ((sgn | (((1u << ebits) - 1) << fbits)) & ovf);
+    const v8u zero = (v8u)(sig == 0) | (v8u)(mag == 0);
+    d = (d & ~zero) | (sgn & zero);
+    if (zero_plus)
+        d &= ~(v8u)((d << (32 - ebits - fbits)) == 0);   /* a zero of either sign */
+    return d;
+}
+
+/* The fixed parameters of one T-FDPA row on the lane path. */
+typedef struct lanes_cfg {
+    int L, F, up, e_zero, nchunks, zero_plus;
+    int c_f32;   /* c of the first chunk is binary32 (else binary16) */
+    int d_f32;   /* D (and c of later chunks) is binary32 */
+} lanes_cfg;
+
+/* T-FDPA steps 1-7 for one row of A against eight columns: c (the lanes'
+ * C bits) goes through the row's chunks and leaves holding D's bits.
+ * row_special and col_special flag chunks with a NaN or Inf input. */
+AI void row_lanes(const tile_dec *dc, const lanes_cfg *g, const uint32_t *row_special,
+                  const uint32_t *col_special, v8u *cv, const mf_rho rho)
+{
+    v8u c = *cv;
+    int f32 = g->c_f32;
+    for (int ch = 0, k0 = 0; ch < g->nchunks; ch++, k0 += g->L) {
+        /* c decoded: sign, significand with its hidden bit, exponent */
+        const int cfr = f32 ? 23 : 10;
+        const v8u ce_bits = f32 ? (c >> 23) & 0xFF : (c >> 10) & 0x1F;
+        const uint32_t ce_max = f32 ? 0xFF : 0x1F, cbias = f32 ? 127 : 15;
+        const v8u cneg = f32 ? c >> 31 : (c >> 15) & 1;
+        const v8u cfrac = c & ((1u << cfr) - 1);
+        const v8u csig = cfrac | ((v8u)(ce_bits != 0) & (1u << cfr));
+        v8i ce = (v8i)(ce_bits | ((v8u)(ce_bits == 0) & 1)) - (int32_t)cbias;
+        const v8i czero = (v8i)(csig == 0);
+        ce = (ce & ~czero) | (czero & g->e_zero);   /* a zero c takes e_zero, as zero products do */
+        const v8u cspec = (v8u)(ce_bits == ce_max);
+        v8i emax = ce, S;
+        chunk_lanes(dc, k0, g->L, g->up, &emax, &S);
+        /* c aligned to emax and truncated to F fraction bits: r <= 0 moves
+         * it up (by at most F - cfr bits), r > 0 down */
+        const v8i r = (emax - ce) + (cfr - g->F);
+        const v8i rpos = r > 0;
+        v8i rr = r & rpos;
+        rr = (rr & (rr <= 31)) | (31 & (rr > 31));
+        const v8u tc = ((csig >> (v8u)rr) & (v8u)rpos) | ((csig << (v8u)(-r & ~rpos)) & ~(v8u)rpos);
+        /* S + (-1)^cneg tc in sign and magnitude: |S| < 2^31, tc < 2^30 */
+        const v8u sneg = (v8u)(S < 0), cn = (v8u){0} - cneg;
+        const v8u sa = (v8u)((S ^ (v8i)sneg) - (v8i)sneg);
+        const v8u same = ~(sneg ^ cn), ge = (v8u)((v8i)sa >= (v8i)tc);
+        const v8u mag = (same & (sa + tc)) | (~same & ((ge & (sa - tc)) | (~ge & (tc - sa))));
+        v8u neg = ((same | ge) & sneg) | (~same & ~ge & cn);
+        neg &= (v8u)(mag != 0) & 1;
+        v8u d = round_lanes(mag, neg, emax - g->F, rho, g->zero_plus);
+        /* NaN/Inf inputs (step 1) and a NaN/Inf c decide the lanes they are in */
+        v8u vn = {0}, vp = {0}, vm = {0};
+        if (row_special[ch] | col_special[ch])
+            chunk_special_lanes(dc, k0, g->L, &vn, &vp, &vm);
+        const v8u cinf = cspec & (v8u)(cfrac == 0);
+        vn |= cspec & ~cinf;
+        vp |= cinf & ~cn;
+        vm |= cinf & cn;
+        const int of16 = rho == MF_RNE_FP16;
+        const v8u isnan = vn | (vp & vm), isinf = (vp | vm) & ~isnan;
+        const v8u qnan = (v8u){0} + (of16 ? 0x7FFFu : 0x7FFFFFFFu), inf = (v8u){0} + (of16 ? 0x7C00u : 0x7F800000u),
+                  sb = (v8u){0} + (of16 ? 0x8000u : 0x80000000u);
+        d = (d & ~(isnan | isinf)) | (isnan & qnan) | (isinf & (inf | (vm & sb)));
+        c = d;
+        f32 = g->d_f32;
+    }
+    *cv = c;
+}
+MULTI_ISA static void row_lanes_rz32(const tile_dec *dc, const lanes_cfg *g, const uint32_t *rs, const uint32_t *cs,
+                                     v8u *c)
+{
+    row_lanes(dc, g, rs, cs, c, MF_RZ_FP32);
+}
+MULTI_ISA static void row_lanes_rz13(const tile_dec *dc, const lanes_cfg *g, const uint32_t *rs, const uint32_t *cs,
+                                     v8u *c)
+{
+    row_lanes(dc, g, rs, cs, c, MF_RZ_E8M13);
+}
+MULTI_ISA static void row_lanes_rne16(const tile_dec *dc, const lanes_cfg *g, const uint32_t *rs, const uint32_t *cs,
+                                      v8u *c)
+{
+    row_lanes(dc, g, rs, cs, c, MF_RNE_FP16);
+}
+
+/* Tile t of a T-FDPA row, eight columns at a time. */
+static void tile_t_fdpa_lanes(const mf_instr *in, int m, int n, int k, size_t t, const void *A, const void *B,
+                              const void *C, void *D)
 {
     const size_t ea = mf_tile_elem_bytes(in->fa), eb = mf_tile_elem_bytes(in->fb), ec = mf_tile_elem_bytes(in->fc),
                  ed = mf_tile_elem_bytes(in->fd);
-    const int L = in->L, F = in->F, e_zero = in->e_zero, nchunks = k / L;
-    const int up = F - (mf_format_get(in->fa)->frac_bits + mf_format_get(in->fb)->frac_bits);
-    /* the special outputs of D's format (DOMAIN section 3, T-FDPA step 7) */
-    const int f16 = rho == MF_RNE_FP16;
-    const uint64_t qnan = f16 ? 0x7FFF : 0x7FFFFFFF, inf = f16 ? 0x7C00 : 0x7F800000, sbit = f16 ? 0x8000 : 0x80000000;
+    const lanes_cfg g = {
+        .L = in->L,
+        .F = in->F,
+        .up = in->F - (mf_format_get(in->fa)->frac_bits + mf_format_get(in->fb)->frac_bits),
+        .e_zero = in->e_zero,
+        .nchunks = k / in->L,
+        .zero_plus = in->zero_plus,
+        .c_f32 = in->fc == MF_FMT_F32,
+        .d_f32 = in->fd == MF_FMT_F32,
+    };
+    void (*row)(const tile_dec *, const lanes_cfg *, const uint32_t *, const uint32_t *, v8u *) =
+        in->rho == MF_RZ_FP32 ? row_lanes_rz32 : in->rho == MF_RZ_E8M13 ? row_lanes_rz13 : row_lanes_rne16;
     tile_dec dc;
     for (int j0 = 0; j0 < n; j0 += LANES) {
         const int nl = n - j0 < LANES ? n - j0 : LANES;
@@ -251,81 +392,39 @@ static inline __attribute__((always_inline)) void lanes_body(const mf_instr *in,
             size_t col = t * (size_t)n + (size_t)(j0 + (j < nl ? j : 0));
             uint64_t x[MF_KMAX];
             elems_get(eb, B, col * (size_t)k, k, x);
-            for (int ch = 0, q = 0; ch < nchunks; ch++)
-                for (int qe = q + L; q < qe; q++) {
-                    uint32_t w = dec_word(in->fb, x[q]);
-                    dc.b[q][j] = w;
+            for (int ch = 0, q = 0; ch < g.nchunks; ch++)
+                for (int qe = q + g.L; q < qe; q++) {
+                    const uint32_t w = dec_word(in->fb, x[q]), sig = w & 0xFFFF, cls = (w >> 26) & 3, neg = (w >> 28) & 1;
+                    dc.b_sig[q][j] = sig;
+                    dc.b_exp[q][j] = sig ? (int32_t)((w >> 16) & 0x3FF) - 512 : ZERO_EXP;
+                    dc.b_neg[q][j] = 0u - neg;
+                    dc.b_cls[q][j] = CLS_BIT(cls) << (4 * neg);
                     col_special[ch] |= w & W_SPECIAL;
                 }
         }
         for (int i = 0; i < m; i++) {
-            const size_t row = t * (size_t)m + (size_t)i;
+            const size_t row_i = t * (size_t)m + (size_t)i;
             uint32_t row_special[MF_KMAX / 4] = {0};
             uint64_t x[MF_KMAX];
-            elems_get(ea, A, row * (size_t)k, k, x);
-            for (int ch = 0, q = 0; ch < nchunks; ch++)
-                for (int qe = q + L; q < qe; q++) {
+            elems_get(ea, A, row_i * (size_t)k, k, x);
+            for (int ch = 0, q = 0; ch < g.nchunks; ch++)
+                for (int qe = q + g.L; q < qe; q++) {
                     uint32_t w = dec_word(in->fa, x[q]);
                     dc.a[q] = w;
                     row_special[ch] |= w & W_SPECIAL;
                 }
-            uint64_t c[LANES];
-            elems_get(ec, C, row * (size_t)n + (size_t)j0, nl, c);
-            for (int j = nl; j < LANES; j++)
-                c[j] = c[0];
-            mf_format fc = in->fc;
-            for (int ch = 0, k0 = 0; ch < nchunks; ch++, k0 += L) {
-                int32_t emax[LANES], S[LANES], ce[LANES];
-                uint32_t csig[LANES], cneg[LANES], cspec[LANES];
-                int cfr = 0;
-                for (int j = 0; j < LANES; j++)
-                    cspec[j] = (uint32_t)dec_c(fc, c[j], e_zero, &csig[j], &ce[j], &cneg[j], &cfr);
-                v8i vmax, vS;
-                memcpy(&vmax, ce, sizeof vmax);
-                chunk_lanes(&dc, k0, L, up, e_zero, &vmax, &vS);
-                memcpy(emax, &vmax, sizeof emax);
-                memcpy(S, &vS, sizeof S);
-                uint32_t nan[LANES] = {0}, pinf[LANES] = {0}, ninf[LANES] = {0};
-                if (row_special[ch] | col_special[ch]) {
-                    v8u vn, vp, vm;
-                    chunk_special_lanes(&dc, k0, L, &vn, &vp, &vm);
-                    memcpy(nan, &vn, sizeof nan);
-                    memcpy(pinf, &vp, sizeof pinf);
-                    memcpy(ninf, &vm, sizeof ninf);
-                }
-                for (int j = 0; j < LANES; j++) {
-                    if (nan[j] | pinf[j] | ninf[j] | cspec[j]) {
-                        if (cspec[j]) {   /* c NaN or Inf */
-                            uint64_t frac = fc == MF_FMT_F32 ? c[j] & 0x7FFFFF : c[j] & 0x3FF;
-                            nan[j] |= frac != 0;
-                            pinf[j] |= !frac && !cneg[j];
-                            ninf[j] |= !frac && cneg[j];
-                        }
-                        c[j] = nan[j] || (pinf[j] && ninf[j]) ? qnan : inf | (ninf[j] ? sbit : 0);
-                        continue;
-                    }
-                    /* c aligned to emax and truncated to F fraction bits */
-                    int r = (emax[j] - ce[j]) + cfr - F;
-                    uint64_t tc = r <= 0 ? (uint64_t)csig[j] << -r : (r > 63 ? 0 : (uint64_t)csig[j] >> r);
-                    int64_t neg = -(int64_t)cneg[j];
-                    int64_t sum = (int64_t)S[j] + (((int64_t)tc ^ neg) - neg);
-                    c[j] = round_chunk(sum, emax[j] - F, rho, in->zero_plus);
-                }
-                fc = in->fd;
-            }
+            uint64_t c64[LANES];
+            elems_get(ec, C, row_i * (size_t)n + (size_t)j0, nl, c64);
+            uint32_t c32[LANES];
+            for (int j = 0; j < LANES; j++)
+                c32[j] = (uint32_t)c64[j < nl ? j : 0];
+            v8u c;
+            memcpy(&c, c32, sizeof c);
+            row(&dc, &g, row_special, col_special, &c);
+            memcpy(c32, &c, sizeof c32);
             for (int j = 0; j < nl; j++)
-                elem_set(ed, D, row * (size_t)n + (size_t)(j0 + j), c[j]);
+                elem_set(ed, D, row_i * (size_t)n + (size_t)(j0 + j), c32[j]);
         }
-    }
-}
-
-static void tile_t_fdpa_lanes(const mf_instr *in, int m, int n, int k, size_t t, const void *A, const void *B,
-                              const void *C, void *D)
-{
-    switch (in->rho) {   /* lanes_ok admits these three */
-    case MF_RZ_FP32: lanes_body(in, m, n, k, t, A, B, C, D, MF_RZ_FP32); break;
-    case MF_RZ_E8M13: lanes_body(in, m, n, k, t, A, B, C, D, MF_RZ_E8M13); break;
-    default: lanes_body(in, m, n, k, t, A, B, C, D, MF_RNE_FP16); break;
     }
 }
 

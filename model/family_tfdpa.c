@@ -218,8 +218,8 @@ uint64_t mf_eval_gst_fdpa(const mf_instr *in, const mf_case *cs, const mf_trace 
 /* fp8 mma.sync on sm_90/sm_100 (DOMAIN section 5): ptxas converts the fp8
  * operands to f16 and issues HMMA.16816 steps from a zero accumulator
  * (for K=32: k = 0,1,4,5,...,29, then k = 2,3,6,7,...,31), then adds c with
- * an ordinary IEEE addition in D's format.  For K=16 one HMMA.16816 over all
- * k is assumed (hypothesis until recorded). */
+ * an ordinary IEEE addition in D's format.  K=16 is modelled the same way,
+ * as two HMMA.1688 steps over the same split of k. */
 /* e4m3 and e5m2 to f16: exact (every value is an f16 value); NaN -> 0x7FFF. */
 static uint16_t fp8_f16[2][256];
 
@@ -241,7 +241,7 @@ __attribute__((constructor)) static void build_fp8_tables(void)
         }
 }
 
-static const uint16_t *fp8_to_f16_table(mf_format f)
+const uint16_t *mf_fp8_f16_table(mf_format f)
 {
     return fp8_f16[f == MF_FMT_E5M2];
 }
@@ -253,7 +253,7 @@ uint64_t mf_eval_f16_emu(const mf_instr *in, const mf_case *cs, const mf_trace *
     h.fc = h.fd;
     h.family = MF_T_FDPA;
     uint64_t a16[MF_KMAX], b16[MF_KMAX];
-    const uint16_t *ta = fp8_to_f16_table(in->fa), *tb = fp8_to_f16_table(in->fb);
+    const uint16_t *ta = mf_fp8_f16_table(in->fa), *tb = mf_fp8_f16_table(in->fb);
     for (int k = 0; k < in->k; k++) {
         a16[k] = ta[cs->a[k] & 0xFF];
         b16[k] = tb[cs->b[k] & 0xFF];

@@ -155,6 +155,8 @@ void mf_add_terms(int s1, mf_u128 m1, int e1, int s2, mf_u128 m2, int e2,
 uint64_t mf_eval_t_fdpa(const mf_instr *in, const mf_case *cs, const mf_trace *tr);
 uint64_t mf_eval_gst_fdpa(const mf_instr *in, const mf_case *cs, const mf_trace *tr);
 uint64_t mf_eval_f16_emu(const mf_instr *in, const mf_case *cs, const mf_trace *tr);
+/* e4m3 or e5m2 (f) to f16 bits, indexed by the fp8 byte: exact; NaN -> 0x7FFF. */
+const uint16_t *mf_fp8_f16_table(mf_format f);
 uint64_t mf_eval_fma_chain(const mf_instr *in, const mf_case *cs, const mf_trace *tr);
 uint64_t mf_eval_e_fdpa(const mf_instr *in, const mf_case *cs, const mf_trace *tr);
 uint64_t mf_eval_ftz_mul_add(const mf_instr *in, const mf_case *cs, const mf_trace *tr);

@@ -219,18 +219,47 @@ AI void chunk_special_lanes(const tile_dec *dc, int k0, int L, v8u *nan, v8u *pi
 /* Can row `in` with K = k take the lane path? */
 static int lanes_ok(const mf_instr *in, int k)
 {
-    if (in->family != MF_T_FDPA || in->n_scales || k != in->k || k > MF_KMAX || k % in->L || k / in->L > MF_KMAX / 4)
+    if (in->n_scales || k != in->k || k > MF_KMAX)
         return 0;
-    if (!mf_t_fdpa_row_plan[in - mf_instr_table])   /* the fast formats, F and rho of chunk_core */
+    int L;
+    if (in->family == MF_T_FDPA) {
+        if (k % in->L || k / in->L > MF_KMAX / 4 || !mf_t_fdpa_row_plan[in - mf_instr_table])
+            return 0;   /* the row plan: the fast formats, F and rho of chunk_core */
+        L = in->L;
+    } else if (in->family == MF_F16_EMU) {
+        /* fp8 inputs taken as f16, two passes of k/2 (mf_eval_f16_emu), then c added in D's format */
+        if ((in->fa != MF_FMT_E4M3 && in->fa != MF_FMT_E5M2) || (in->fb != MF_FMT_E4M3 && in->fb != MF_FMT_E5M2) ||
+            in->fc != in->fd || k % 4 || k / 2 > in->L ||
+            (in->rho != MF_RZ_FP32 && in->rho != MF_RZ_E8M13 && in->rho != MF_RNE_FP16))
+            return 0;
+        L = k / 2;
+    } else {
+        return 0;
+    }
+    if ((in->fc != MF_FMT_F32 && in->fc != MF_FMT_F16) || (in->fd != MF_FMT_F32 && in->fd != MF_FMT_F16))
         return 0;
     /* L aligned products below 2^(F+2) each must sum below 2^31 */
     int lg = 0;
-    while ((1 << lg) < in->L)
+    while ((1 << lg) < L)
         lg++;
     if (lg + in->F + 2 > 31)
         return 0;
     /* c, of either format, is never below e_zero (see chunk_lanes): emin = 1 - bias */
     return in->e_zero <= 1 - mf_format_get(in->fc)->bias && in->e_zero <= 1 - mf_format_get(in->fd)->bias;
+}
+
+/* Where K position kk goes in a decoded row: kk itself, or for F16-emu the
+ * two passes one after the other (pass (kk >> 1) & 1, see mf_eval_f16_emu;
+ * within a chunk the order does not matter). */
+static inline int lane_pos(int kk, int emu, int half)
+{
+    return emu ? ((kk >> 1) & 1) * half + ((kk >> 2) << 1) + (kk & 1) : kk;
+}
+
+/* The packed word of input x: F16-emu inputs are their f16 values. */
+static inline uint32_t lane_word(mf_format f, const uint16_t *fp8_f16, uint64_t x)
+{
+    return fp8_f16 ? dec_word(MF_FMT_F16, fp8_f16[x & 0xFF]) : dec_word(f, x);
 }
 
 /* Leading zeros of each lane (lanes that are 0 give 31: callers mask them). */
@@ -245,13 +274,13 @@ AI v8u clz_lanes(v8u x)
     return n;
 }
 
-/* (neg ? -1 : 1) * mag * 2^q rounded as rho says, eight lanes at a time:
- * what mf_round64 does for one value (mag < 2^32, neg 0 or 1), followed by
- * the row's zero_plus rule (round_chunk in family_tfdpa_fast.c). */
-AI v8u round_lanes(v8u mag, v8u neg, v8i q, const mf_rho rho, int zero_plus)
+/* (neg ? -1 : 1) * mag * 2^q (mag < 2^32, neg 0 or 1) rounded to a binary
+ * format of ebits/fbits with prec significand bits kept, to nearest even
+ * (rne) or toward zero, eight lanes at a time: what mf_round64 does for one
+ * value (overflow gives Inf), then the zero_plus rule of T-FDPA rows. */
+AI v8u round_lanes(v8u mag, v8u neg, v8i q, const int prec, const int fbits, const int ebits, const int rne,
+                   int zero_plus)
 {
-    const int prec = rho == MF_RZ_FP32 ? 23 : rho == MF_RZ_E8M13 ? 13 : 10;
-    const int fbits = rho == MF_RNE_FP16 ? 10 : 23, ebits = rho == MF_RNE_FP16 ? 5 : 8;
     const int bias = (1 << (ebits - 1)) - 1, emin = 1 - bias, emax = bias;
     const v8i top = q + (31 - (v8i)clz_lanes(mag));
     v8i eff = top < emin;
@@ -266,7 +295,7 @@ AI v8u round_lanes(v8u mag, v8u neg, v8i q, const mf_rho rho, int zero_plus)
     s1 = (s1 & (s1 <= 31)) | (31 & (s1 > 31));
     const v8u h = mag >> (v8u)s1, kept = h >> 1;
     v8u sr = kept;
-    if (rho == MF_RNE_FP16) {
+    if (rne) {
         const v8u sticky = (v8u)((mag & ((1u << (v8u)s1) - 1)) != 0) & 1;
         sr += h & 1 & (sticky | kept);
     }
@@ -288,11 +317,59 @@ AI v8u round_lanes(v8u mag, v8u neg, v8i q, const mf_rho rho, int zero_plus)
     return d;
 }
 
+/* T-FDPA step 6: the rounding rho of a chunk's sum. */
+AI v8u round_rho(v8u mag, v8u neg, v8i q, const mf_rho rho, int zero_plus)
+{
+    switch (rho) {
+    case MF_RZ_FP32: return round_lanes(mag, neg, q, 23, 23, 8, 0, zero_plus);
+    case MF_RZ_E8M13: return round_lanes(mag, neg, q, 13, 23, 8, 0, zero_plus);
+    default: return round_lanes(mag, neg, q, 10, 10, 5, 1, zero_plus);
+    }
+}
+
+/* IEEE addition x + y, round to nearest even, of binary32 (f32) or binary16
+ * bits in eight lanes: what mf_ieee_add does (NaN gives the canonical NaN,
+ * an exact cancellation +0, two zeros the AND of their signs).  The smaller
+ * operand is aligned with G guard bits and the bits shifted out jammed into
+ * a sticky bit, which is exact for round to nearest even. */
+AI v8u ieee_add_lanes(v8u x, v8u y, const int f32)
+{
+    const int fb = f32 ? 23 : 10, eb = f32 ? 8 : 5, bias = (1 << (eb - 1)) - 1, G = 7;
+    const uint32_t sbit = 1u << (fb + eb), absm = sbit - 1, emask = ((1u << eb) - 1) << fb, fmask = (1u << fb) - 1;
+    /* the operand of larger magnitude first */
+    const v8u ax = x & absm, ay = y & absm, swap = (v8u)((v8i)ay > (v8i)ax);
+    const v8u big = (x & ~swap) | (y & swap), small = (y & ~swap) | (x & swap);
+    const v8u ebig = (big & emask) >> fb, esmall = (small & emask) >> fb;
+    const v8u mbig = (big & fmask) | ((v8u)(ebig != 0) & (1u << fb)),
+              msmall = (small & fmask) | ((v8u)(esmall != 0) & (1u << fb));
+    const v8i xbig = (v8i)(ebig | ((v8u)(ebig == 0) & 1)), xsmall = (v8i)(esmall | ((v8u)(esmall == 0) & 1));
+    v8i d = xbig - xsmall;   /* >= 0 */
+    d = (d & (d <= 31)) | (31 & (d > 31));
+    const v8u ms = msmall << G, al = ms >> (v8u)d, lost = (v8u)((al << (v8u)d) != ms) & 1;
+    const v8u mb = mbig << G, diff = (v8u)(((big ^ small) & sbit) != 0);
+    const v8u mag = (~diff & (mb + (al | lost))) | (diff & (mb - (al | lost)));
+    /* an exact cancellation is +0; two zeros keep the AND of their signs */
+    const v8u bothzero = (v8u)((ax | ay) == 0);
+    v8u neg = (big >> (fb + eb)) & 1 & (v8u)(mag != 0);
+    neg |= bothzero & (x >> (fb + eb)) & (y >> (fb + eb)) & 1;
+    v8u d_out = round_lanes(mag, neg, xbig - (bias + fb + G), fb, fb, eb, 1, 0);
+    /* NaN and Inf operands */
+    const v8u xs = (v8u)((x & emask) == emask), ys = (v8u)((y & emask) == emask);
+    const v8u xnan = xs & (v8u)((x & fmask) != 0), ynan = ys & (v8u)((y & fmask) != 0);
+    const v8u xinf = xs & ~xnan, yinf = ys & ~ynan;
+    const v8u nan = xnan | ynan | (xinf & yinf & (v8u)(((x ^ y) & sbit) != 0));
+    const v8u inf = (xinf | yinf) & ~nan;
+    const v8u qnan = (v8u){0} + (sbit - 1);   /* the canonical NaN */
+    const v8u infv = ((xinf & x) | (~xinf & y)) & (sbit | emask);
+    return (d_out & ~(nan | inf)) | (nan & qnan) | (inf & infv);
+}
+
 /* The fixed parameters of one T-FDPA row on the lane path. */
 typedef struct lanes_cfg {
     int L, F, up, e_zero, nchunks, zero_plus;
     int c_f32;   /* c of the first chunk is binary32 (else binary16) */
     int d_f32;   /* D (and c of later chunks) is binary32 */
+    int emu;     /* F16-emu: the chunks start from +0 and c is added at the end */
 } lanes_cfg;
 
 /* T-FDPA steps 1-7 for one row of A against eight columns: c (the lanes'
@@ -301,7 +378,8 @@ typedef struct lanes_cfg {
 AI void row_lanes(const tile_dec *dc, const lanes_cfg *g, const uint32_t *row_special,
                   const uint32_t *col_special, v8u *cv, const mf_rho rho)
 {
-    v8u c = *cv;
+    const v8u c_in = *cv;
+    v8u c = g->emu ? (v8u){0} : c_in;   /* F16-emu: the HMMA steps start from +0 */
     int f32 = g->c_f32;
     for (int ch = 0, k0 = 0; ch < g->nchunks; ch++, k0 += g->L) {
         /* c decoded: sign, significand with its hidden bit, exponent */
@@ -331,7 +409,7 @@ AI void row_lanes(const tile_dec *dc, const lanes_cfg *g, const uint32_t *row_sp
         const v8u mag = (same & (sa + tc)) | (~same & ((ge & (sa - tc)) | (~ge & (tc - sa))));
         v8u neg = ((same | ge) & sneg) | (~same & ~ge & cn);
         neg &= (v8u)(mag != 0) & 1;
-        v8u d = round_lanes(mag, neg, emax - g->F, rho, g->zero_plus);
+        v8u d = round_rho(mag, neg, emax - g->F, rho, g->zero_plus);
         /* NaN/Inf inputs (step 1) and a NaN/Inf c decide the lanes they are in */
         v8u vn = {0}, vp = {0}, vm = {0};
         if (row_special[ch] | col_special[ch])
@@ -348,7 +426,7 @@ AI void row_lanes(const tile_dec *dc, const lanes_cfg *g, const uint32_t *row_sp
         c = d;
         f32 = g->d_f32;
     }
-    *cv = c;
+    *cv = g->emu ? ieee_add_lanes(c, c_in, g->d_f32) : c;
 }
 MULTI_ISA static void row_lanes_rz32(const tile_dec *dc, const lanes_cfg *g, const uint32_t *rs, const uint32_t *cs,
                                      v8u *c)
@@ -372,15 +450,19 @@ static void tile_t_fdpa_lanes(const mf_instr *in, int m, int n, int k, size_t t,
 {
     const size_t ea = mf_tile_elem_bytes(in->fa), eb = mf_tile_elem_bytes(in->fb), ec = mf_tile_elem_bytes(in->fc),
                  ed = mf_tile_elem_bytes(in->fd);
+    const int emu = in->family == MF_F16_EMU;
+    const int fra = emu ? 10 : mf_format_get(in->fa)->frac_bits, frb = emu ? 10 : mf_format_get(in->fb)->frac_bits;
+    const uint16_t *f8a = emu ? mf_fp8_f16_table(in->fa) : NULL, *f8b = emu ? mf_fp8_f16_table(in->fb) : NULL;
     const lanes_cfg g = {
-        .L = in->L,
+        .L = emu ? k / 2 : in->L,
         .F = in->F,
-        .up = in->F - (mf_format_get(in->fa)->frac_bits + mf_format_get(in->fb)->frac_bits),
+        .up = in->F - (fra + frb),
         .e_zero = in->e_zero,
-        .nchunks = k / in->L,
+        .nchunks = emu ? 2 : k / in->L,
         .zero_plus = in->zero_plus,
-        .c_f32 = in->fc == MF_FMT_F32,
+        .c_f32 = (emu ? in->fd : in->fc) == MF_FMT_F32,
         .d_f32 = in->fd == MF_FMT_F32,
+        .emu = emu,
     };
     void (*row)(const tile_dec *, const lanes_cfg *, const uint32_t *, const uint32_t *, v8u *) =
         in->rho == MF_RZ_FP32 ? row_lanes_rz32 : in->rho == MF_RZ_E8M13 ? row_lanes_rz13 : row_lanes_rne16;
@@ -392,27 +474,28 @@ static void tile_t_fdpa_lanes(const mf_instr *in, int m, int n, int k, size_t t,
             size_t col = t * (size_t)n + (size_t)(j0 + (j < nl ? j : 0));
             uint64_t x[MF_KMAX];
             elems_get(eb, B, col * (size_t)k, k, x);
-            for (int ch = 0, q = 0; ch < g.nchunks; ch++)
-                for (int qe = q + g.L; q < qe; q++) {
-                    const uint32_t w = dec_word(in->fb, x[q]), sig = w & 0xFFFF, cls = (w >> 26) & 3, neg = (w >> 28) & 1;
-                    dc.b_sig[q][j] = sig;
-                    dc.b_exp[q][j] = sig ? (int32_t)((w >> 16) & 0x3FF) - 512 : ZERO_EXP;
-                    dc.b_neg[q][j] = 0u - neg;
-                    dc.b_cls[q][j] = CLS_BIT(cls) << (4 * neg);
-                    col_special[ch] |= w & W_SPECIAL;
-                }
+            for (int kk = 0; kk < k; kk++) {
+                const int q = lane_pos(kk, emu, g.L);
+                const uint32_t w = lane_word(in->fb, f8b, x[kk]), sig = w & 0xFFFF, cls = (w >> 26) & 3,
+                               neg = (w >> 28) & 1;
+                dc.b_sig[q][j] = sig;
+                dc.b_exp[q][j] = sig ? (int32_t)((w >> 16) & 0x3FF) - 512 : ZERO_EXP;
+                dc.b_neg[q][j] = 0u - neg;
+                dc.b_cls[q][j] = CLS_BIT(cls) << (4 * neg);
+                col_special[q / g.L] |= w & W_SPECIAL;
+            }
         }
         for (int i = 0; i < m; i++) {
             const size_t row_i = t * (size_t)m + (size_t)i;
             uint32_t row_special[MF_KMAX / 4] = {0};
             uint64_t x[MF_KMAX];
             elems_get(ea, A, row_i * (size_t)k, k, x);
-            for (int ch = 0, q = 0; ch < g.nchunks; ch++)
-                for (int qe = q + g.L; q < qe; q++) {
-                    uint32_t w = dec_word(in->fa, x[q]);
-                    dc.a[q] = w;
-                    row_special[ch] |= w & W_SPECIAL;
-                }
+            for (int kk = 0; kk < k; kk++) {
+                const int q = lane_pos(kk, emu, g.L);
+                const uint32_t w = lane_word(in->fa, f8a, x[kk]);
+                dc.a[q] = w;
+                row_special[q / g.L] |= w & W_SPECIAL;
+            }
             uint64_t c64[LANES];
             elems_get(ec, C, row_i * (size_t)n + (size_t)j0, nl, c64);
             uint32_t c32[LANES];

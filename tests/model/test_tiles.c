@@ -51,8 +51,8 @@ static uint64_t gen_value(mf_format f, int window_exp, int window_only)
         field = emax - 1 - next() % 2;                     /* near the top */
     else
         field = (uint64_t)window_exp;                      /* the tile's window */
-    if (r == 7)
-        x &= ~(((1ull << fi->frac_bits) - 1));             /* an exact zero */
+    if (r == 7 || (r == 8 && next() % 2))
+        x &= ~(((1ull << fi->frac_bits) - 1));             /* an exact zero, or Inf rather than NaN */
     uint64_t emask = emax << fi->frac_bits;
     x = (x & ~emask) | (field << fi->frac_bits);
     return (x & all) << shift;
@@ -84,7 +84,7 @@ static uint64_t get(const void *base, size_t es, size_t i)
 
 int main(int argc, char **argv)
 {
-    int tiles = argc > 1 ? atoi(argv[1]) : 6;
+    int tiles = argc > 1 ? atoi(argv[1]) : 100;
     long compared = 0;
     for (size_t r = 0; r < mf_instr_count; r++) {
         const mf_instr *in = &mf_instr_table[r];

@@ -89,25 +89,7 @@ void gen_mix_format(const gen_mix *m, char *buf, size_t len)
 
 /* ------------------------------------------------------------ helpers */
 
-#define NPAT 8
-/* Significand patterns of TestFloat's tables: zero, lsb, msb, all ones,
- * msb+lsb, alternating, top half, random. */
-static uint64_t frac_pattern(rng *r, int fbits, int pat)
-{
-    uint64_t all = fbits ? (UINT64_C(1) << fbits) - 1 : 0;
-    if (!fbits)
-        return 0;
-    switch (pat) {
-    case 0: return 0;
-    case 1: return 1;
-    case 2: return UINT64_C(1) << (fbits - 1);
-    case 3: return all;
-    case 4: return (UINT64_C(1) << (fbits - 1)) | 1;
-    case 5: return UINT64_C(0x5555555555555555) & all;
-    case 6: return all & ~((UINT64_C(1) << (fbits / 2)) - 1);
-    default: return rng_next(r) & all;
-    }
-}
+#define NPAT 8   /* TestFloat's significand patterns: zero, lsb, msb, all ones, msb+lsb, alternating, top half, random */
 
 /* A significand pattern from the bits of one draw x: random bits (the top
  * fbits of x) five times in eight, else one of the table's patterns. */
@@ -137,20 +119,67 @@ static uint64_t rnd_frac(rng *r, int fbits)
 
 static int clampi(int v, int lo, int hi) { return v < lo ? lo : v > hi ? hi : v; }
 
-/* A random value of format f at exponent e + j, j uniform in [0, w] (w <= 15),
- * from a single draw: sign in bit 0, pattern choice in bits 1-6, j in bits
- * 8-23, the random significand in the top bits. */
-static inline uint64_t rnd_at_jitter(rng *r, mf_format f, int e, int w)
+/* What the per-value code needs of one format, looked up once per tile. */
+typedef struct vfmt {
+    mf_format f;
+    rv_layout L;          /* a copy: the loops' stores cannot alias it */
+    size_t es;            /* bytes per element in the ABI arrays */
+    uint64_t pat[8];      /* TestFloat's significand patterns; 7: random bits */
+} vfmt;
+
+static vfmt vfmt_of(mf_format f)
 {
-    uint64_t x = rng_next(r);
-    int j = (int)((((x >> 8) & 0xFFFF) * (uint64_t)(w + 1)) >> 16);
-    return rv_make(f, (int)(x & 1), e + j, frac_of_draw(x, rv_get(f)->fbits));
+    vfmt v;
+    v.f = f;
+    v.L = *rv_get(f);
+    v.es = mf_abi_elem_bytes(f);
+    for (int p = 0; p < 8; p++)
+        v.pat[p] = frac_of_draw((uint64_t)p << 4 | 6u << 1, v.L.fbits);   /* choice 6 >= 5: pattern p */
+    return v;
 }
 
-/* A random value of format f near exponent e. */
+/* Write element idx of an ABI array of es-byte elements. */
+static inline void put1(size_t es, void *base, size_t idx, uint64_t v)
+{
+    switch (es) {
+    case 8: ((uint64_t *)base)[idx] = v; break;
+    case 4: ((uint32_t *)base)[idx] = (uint32_t)v; break;
+    case 2: ((uint16_t *)base)[idx] = (uint16_t)v; break;
+    default: ((uint8_t *)base)[idx] = (uint8_t)v; break;
+    }
+}
+
+/* rv_make with the layout at hand: the common case (a normal value of a
+ * signed format) inline. */
+static inline uint64_t vf_make(const vfmt *v, int sign, int e, uint64_t frac)
+{
+    const rv_layout *L = &v->L;
+    frac &= (UINT64_C(1) << L->fbits) - 1;
+    if (e >= L->emin && e < L->emax && L->sign_shift >= 0 && v->f != MF_FMT_UE8M0)
+        return ((((uint64_t)(uint32_t)(e + L->bias) << L->exp_shift) | (frac << L->low) |
+                 ((uint64_t)(sign & 1) << L->sign_shift)) & L->mask);
+    return rv_make_slow(v->f, sign, e, frac);
+}
+
+/* A value at exponent e + j, j uniform in [0, w] (w <= 15), from the one
+ * draw x: sign in bit 0, pattern choice in bits 1-6 (random bits five times
+ * in eight, else one of TestFloat's patterns), j in bits 8-23, the random
+ * significand in the top bits. */
+static inline uint64_t vf_at(const vfmt *v, uint64_t x, int e, int w)
+{
+    const int fb = v->L.fbits;
+    int j = (int)((((x >> 8) & 0xFFFF) * (uint64_t)(w + 1)) >> 16);
+    uint32_t choice = (uint32_t)(x >> 1) & 7, p = (uint32_t)(x >> 4) & 7;
+    uint64_t rnd = fb ? x >> (64 - fb) : 0;
+    uint64_t frac = choice < 5 || p == 7 ? rnd : v->pat[p];
+    return vf_make(v, (int)(x & 1), e + j, frac);
+}
+
+/* A random value of format f near exponent e (one draw; outside the loops). */
 static inline uint64_t rnd_at(rng *r, mf_format f, int e)
 {
-    return rnd_at_jitter(r, f, e, 0);
+    uint64_t x = rng_next(r);
+    return rv_make(f, (int)(x & 1), e, frac_of_draw(x, rv_get(f)->fbits));
 }
 
 /* Special values of every format, listed once (rv_specials) and shared by
@@ -198,10 +227,9 @@ static void split_exp(rng *r, const mf_instr *in, int et, int *ea, int *eb)
     *eb = et - *ea;
 }
 
-/* Exact product a*b (finite) truncated into format fc; 0 when not finite. */
-static uint64_t product_into(mf_format fc, const mf_instr *in, uint64_t a, uint64_t b, int negate)
+/* Exact product a*b (decoded, finite) truncated into format fc; 0 when not finite. */
+static uint64_t product_into(mf_format fc, const mf_instr *in, mf_value va, mf_value vb, int negate)
 {
-    mf_value va = mf_decode(in->fa, a), vb = mf_decode(in->fb, b);
     if (va.cls != MF_CLS_FINITE || vb.cls != MF_CLS_FINITE)
         return 0;
     unsigned __int128 p = (unsigned __int128)va.sig * vb.sig;
@@ -232,19 +260,47 @@ static void fill_scales(const gen_ctx *g, size_t slot, rng *r, int wild)
 
 /* ------------------------------------------------------------ generators */
 
+/* n uniform bit patterns of format v at element `first` of base, several
+ * per draw when they are narrow. */
+static void uniform_run(rng *r, const vfmt *v, void *base, size_t first, size_t n)
+{
+    const int w = v->L.bits;
+    const uint64_t mask = v->L.mask;
+    const size_t es = v->es;
+    if (mask == (es == 8 ? ~UINT64_C(0) : (UINT64_C(1) << (8 * es)) - 1)) {
+        /* every stored bit is a value bit: whole draws straight into the array */
+        unsigned char *p = (unsigned char *)base + first * es;
+        size_t bytes = n * es, i = 0;
+        for (; i + 8 <= bytes; i += 8) {
+            uint64_t x = rng_next(r);
+            memcpy(p + i, &x, 8);
+        }
+        if (i < bytes) {
+            uint64_t x = rng_next(r);
+            memcpy(p + i, &x, bytes - i);
+        }
+        return;
+    }
+    uint64_t x = 0;
+    int left = 0;
+    for (size_t i = 0; i < n; i++) {
+        if (left < w) {
+            x = rng_next(r);
+            left = 64;
+        }
+        put1(es, base, first + i, x & mask);
+        x = w < 64 ? x >> w : 0;
+        left -= w;
+    }
+}
+
 static void gen_uniform(const gen_ctx *g, size_t slot, rng *r)
 {
     const mf_instr *in = g->in;
-    uint64_t ma = rv_get(in->fa)->mask, mb = rv_get(in->fb)->mask, mc = rv_get(in->fc)->mask;
-    for (int i = 0; i < g->m; i++)
-        for (int kk = 0; kk < g->k; kk++)
-            mf_abi_set(in->fa, g->A, IA(i, kk), rng_next(r) & ma);
-    for (int j = 0; j < g->n; j++)
-        for (int kk = 0; kk < g->k; kk++)
-            mf_abi_set(in->fb, g->B, IB(j, kk), rng_next(r) & mb);
-    for (int i = 0; i < g->m; i++)
-        for (int j = 0; j < g->n; j++)
-            mf_abi_set(in->fc, g->C, IC(i, j), rng_next(r) & mc);
+    const vfmt va = vfmt_of(in->fa), vb = vfmt_of(in->fb), vc = vfmt_of(in->fc);
+    uniform_run(r, &va, g->A, IA(0, 0), (size_t)g->m * (size_t)g->k);
+    uniform_run(r, &vb, g->B, IB(0, 0), (size_t)g->n * (size_t)g->k);
+    uniform_run(r, &vc, g->C, IC(0, 0), (size_t)g->m * (size_t)g->n);
     if (in->n_scales)
         fill_scales(g, slot, r, 1);
 }
@@ -254,15 +310,22 @@ static void gen_uniform(const gen_ctx *g, size_t slot, rng *r)
 static void fill_plan(const gen_ctx *g, size_t slot, rng *r, const int *ea, const int *eb, int ec, int w)
 {
     const mf_instr *in = g->in;
+    const vfmt va = vfmt_of(in->fa), vb = vfmt_of(in->fb), vc = vfmt_of(in->fc);
     for (int i = 0; i < g->m; i++)
-        for (int kk = 0; kk < g->k; kk++)
-            mf_abi_set(in->fa, g->A, IA(i, kk), ea[kk] == INT_MIN ? 0 : rnd_at_jitter(r, in->fa, ea[kk], w));
+        for (int kk = 0; kk < g->k; kk++) {
+            uint64_t x = rng_next(r);
+            put1(va.es, g->A, IA(i, kk), ea[kk] == INT_MIN ? 0 : vf_at(&va, x, ea[kk], w));
+        }
     for (int j = 0; j < g->n; j++)
-        for (int kk = 0; kk < g->k; kk++)
-            mf_abi_set(in->fb, g->B, IB(j, kk), eb[kk] == INT_MIN ? 0 : rnd_at_jitter(r, in->fb, eb[kk], w));
+        for (int kk = 0; kk < g->k; kk++) {
+            uint64_t x = rng_next(r);
+            put1(vb.es, g->B, IB(j, kk), eb[kk] == INT_MIN ? 0 : vf_at(&vb, x, eb[kk], w));
+        }
     for (int i = 0; i < g->m; i++)
-        for (int j = 0; j < g->n; j++)
-            mf_abi_set(in->fc, g->C, IC(i, j), ec == INT_MIN ? 0 : rnd_at_jitter(r, in->fc, ec - w, 2 * w));
+        for (int j = 0; j < g->n; j++) {
+            uint64_t x = rng_next(r);
+            put1(vc.es, g->C, IC(i, j), ec == INT_MIN ? 0 : vf_at(&vc, x, ec - w, 2 * w));
+        }
     if (in->n_scales)
         fill_scales(g, slot, r, 0);
 }
@@ -287,52 +350,65 @@ static void gen_window(const gen_ctx *g, size_t slot, rng *r)
     fill_plan(g, slot, r, ea, eb, ec, w);
 }
 
+#define CANCEL_MAX 256   /* rows and columns whose first product c may cancel */
+
 static void gen_cancel(const gen_ctx *g, size_t slot, rng *r)
 {
     const mf_instr *in = g->in;
-    const rv_layout *A = rv_get(in->fa), *B = rv_get(in->fb);
+    const vfmt va = vfmt_of(in->fa), vb = vfmt_of(in->fb), vc = vfmt_of(in->fc);
+    const rv_layout *A = &va.L, *B = &vb.L, *Cl = &vc.L;
     int ea = clampi(rng_range(r, -6, 6), A->emin, A->emax - 1);
     int eb = clampi(rng_range(r, -6, 6), B->emin, B->emax - 1);
-    int mode = (int)rng_below(r, 2);  /* 0: pairs cancel; 1: c also cancels product 0 */
+    /* 0: pairs cancel; 1: c also cancels product 0 */
+    int mode = g->m <= CANCEL_MAX && g->n <= CANCEL_MAX ? (int)rng_below(r, 2) : 0;
     int first = mode ? 1 : 0;         /* positions before `first` are left alone */
     uint64_t asign = UINT64_C(1) << (A->bits - 1), lowa = UINT64_C(1) << A->low, lowb = UINT64_C(1) << B->low;
+    mf_value a0[CANCEL_MAX], b0[CANCEL_MAX];   /* the first products' factors, for mode 1 */
     for (int i = 0; i < g->m; i++) {
+        uint64_t prev = 0;
         for (int kk = 0; kk < g->k; kk++) {
-            uint64_t v;
+            uint64_t x = rng_next(r), v;
             if (kk >= first + 1 && (kk - first) % 2 == 1) {
-                v = mf_abi_get(in->fa, g->A, IA(i, kk - 1)) ^ asign;  /* the negated partner */
-                if (rng_below(r, 2))
-                    v ^= lowa * (1 + rng_below(r, 3));
+                v = prev ^ asign;   /* the negated partner */
+                if (x & 1)
+                    v ^= lowa * (1 + (((x >> 1) & 0xFFFF) * 3 >> 16));
             } else {
-                v = rnd_at(r, in->fa, ea + rng_range(r, 0, 1));
+                v = vf_at(&va, x, ea, 1);
             }
-            mf_abi_set(in->fa, g->A, IA(i, kk), v);
+            put1(va.es, g->A, IA(i, kk), v);
+            if (mode && kk == 0)
+                a0[i] = mf_decode(in->fa, v);
+            prev = v;
         }
     }
-    for (int j = 0; j < g->n; j++)
+    for (int j = 0; j < g->n; j++) {
+        uint64_t prev = 0;
         for (int kk = 0; kk < g->k; kk++) {
-            uint64_t v;
+            uint64_t x = rng_next(r), v;
             if (kk >= first + 1 && (kk - first) % 2 == 1) {
-                v = mf_abi_get(in->fb, g->B, IB(j, kk - 1));
-                if (rng_below(r, 2))
+                v = prev;
+                if (x & 1)
                     v ^= lowb;
             } else {
-                v = rnd_at(r, in->fb, eb + rng_range(r, 0, 1));
+                v = vf_at(&vb, x, eb, 1);
             }
-            mf_abi_set(in->fb, g->B, IB(j, kk), v);
+            put1(vb.es, g->B, IB(j, kk), v);
+            if (mode && kk == 0)
+                b0[j] = mf_decode(in->fb, v);
+            prev = v;
         }
-    const rv_layout *Cl = rv_get(in->fc);
+    }
     for (int i = 0; i < g->m; i++)
         for (int j = 0; j < g->n; j++) {
-            uint64_t c;
+            uint64_t x = rng_next(r), c;
             if (mode) {
-                c = product_into(in->fc, in, mf_abi_get(in->fa, g->A, IA(i, 0)), mf_abi_get(in->fb, g->B, IB(j, 0)), 1);
-                if (rng_below(r, 2))
-                    c ^= UINT64_C(1) << (Cl->low + rng_below(r, 3));
+                c = product_into(in->fc, in, a0[i], b0[j], 1);
+                if (x & 1)
+                    c ^= UINT64_C(1) << (Cl->low + (int)(((x >> 1) & 0xFFFF) * 3 >> 16));
             } else {
-                c = rng_below(r, 2) ? 0 : rnd_at(r, in->fc, ea + eb - rng_range(r, 8, 30));
+                c = x & 1 ? 0 : vf_at(&vc, rng_next(r), ea + eb - 8 - (int)(((x >> 1) & 0xFFFF) * 23 >> 16), 0);
             }
-            mf_abi_set(in->fc, g->C, IC(i, j), c);
+            put1(vc.es, g->C, IC(i, j), c);
         }
     if (in->n_scales)
         fill_scales(g, slot, r, 0);
@@ -341,15 +417,21 @@ static void gen_cancel(const gen_ctx *g, size_t slot, rng *r)
 static void gen_special(const gen_ctx *g, size_t slot, rng *r)
 {
     const mf_instr *in = g->in;
-    for (int i = 0; i < g->m; i++)
-        for (int kk = 0; kk < g->k; kk++)
-            mf_abi_set(in->fa, g->A, IA(i, kk), rng_below(r, 8) < 3 ? rnd_special(r, in->fa) : rnd_at(r, in->fa, rng_range(r, -4, 4)));
-    for (int j = 0; j < g->n; j++)
-        for (int kk = 0; kk < g->k; kk++)
-            mf_abi_set(in->fb, g->B, IB(j, kk), rng_below(r, 8) < 3 ? rnd_special(r, in->fb) : rnd_at(r, in->fb, rng_range(r, -4, 4)));
-    for (int i = 0; i < g->m; i++)
-        for (int j = 0; j < g->n; j++)
-            mf_abi_set(in->fc, g->C, IC(i, j), rng_below(r, 8) < 3 ? rnd_special(r, in->fc) : rnd_at(r, in->fc, rng_range(r, -4, 4)));
+    pthread_once(&special_once, build_special_lists);
+    const vfmt v[3] = {vfmt_of(in->fa), vfmt_of(in->fb), vfmt_of(in->fc)};
+    void *base[3] = {g->A, g->B, g->C};
+    size_t first[3] = {IA(0, 0), IB(0, 0), IC(0, 0)};
+    size_t count[3] = {(size_t)g->m * (size_t)g->k, (size_t)g->n * (size_t)g->k, (size_t)g->m * (size_t)g->n};
+    for (int a = 0; a < 3; a++) {
+        const uint64_t *list = special_list[v[a].f];
+        const uint64_t nlist = special_count[v[a].f];
+        for (size_t i = 0; i < count[a]; i++) {
+            uint64_t x = rng_next(r);
+            /* three in eight a special value, else a number near 1 (exponent -4..4) */
+            uint64_t val = (x & 7) < 3 ? list[(((x >> 8) & 0xFFFF) * nlist) >> 16] : vf_at(&v[a], rng_next(r), -4, 8);
+            put1(v[a].es, base[a], first[a] + i, val);
+        }
+    }
     if (in->n_scales)
         fill_scales(g, slot, r, 1);
 }
@@ -407,11 +489,12 @@ static void gen_boundary(const gen_ctx *g, size_t slot, rng *r)
 /* TestFloat-style tables: the tile number picks an exponent class for A, B
  * and C and a significand pattern; together they enumerate the table. */
 #define NEXPC 9
-static int exp_class(rng *r, mf_format f, int cls)
+/* The exponent of class cls (8: zero, INT_MIN) of layout L; a subnormal's
+ * depth comes from bits 12-19 of the draw x. */
+static inline int exp_class(const rv_layout *L, int cls, uint64_t x)
 {
-    const rv_layout *L = rv_get(f);
     switch (cls) {
-    case 0: return L->emin - 1 - (L->fbits ? rng_range(r, 0, L->fbits - 1) : 0);  /* subnormal */
+    case 0: return L->emin - 1 - (L->fbits ? (int)((((x >> 12) & 0xFF) * (uint64_t)L->fbits) >> 8) : 0);  /* subnormal */
     case 1: return L->emin;
     case 2: return L->emin + 1;
     case 3: return -1;
@@ -423,33 +506,39 @@ static int exp_class(rng *r, mf_format f, int cls)
     }
 }
 
+/* One table value from the draw x: class cls (or, one time in four when
+ * `vary`, any class), sign bit 11, pattern pat half the time (always when
+ * not `vary`), else random bits. */
+static inline uint64_t table_value(rng *r, const vfmt *v, uint64_t x, int cls, int pat, int vary)
+{
+    if (vary && !(x & 3))
+        cls = (int)((((x >> 2) & 0xFF) * NEXPC) >> 8);
+    int e = exp_class(&v->L, cls, x);
+    if (e == INT_MIN)
+        return 0;
+    int p = !vary || ((x >> 10) & 1) ? pat : 7, fb = v->L.fbits;
+    uint64_t frac = v->pat[p];
+    if (p == 7)   /* random bits: the draw's top bits, or a fresh draw for wide fractions */
+        frac = fb ? (fb > 40 ? rng_next(r) : x) >> (64 - fb) : 0;
+    return vf_make(v, (int)((x >> 11) & 1), e, frac);
+}
+
 static void gen_table(const gen_ctx *g, size_t slot, rng *r, uint64_t tile)
 {
     const mf_instr *in = g->in;
     uint64_t t = tile;
     int xa = (int)(t % NEXPC), xb = (int)(t / NEXPC % NEXPC), xc = (int)(t / (NEXPC * NEXPC) % NEXPC);
     int pat = (int)(t / (NEXPC * NEXPC * NEXPC) % NPAT);
+    const vfmt va = vfmt_of(in->fa), vb = vfmt_of(in->fb), vc = vfmt_of(in->fc);
     for (int i = 0; i < g->m; i++)
-        for (int kk = 0; kk < g->k; kk++) {
-            int e = exp_class(r, in->fa, rng_below(r, 4) ? xa : (int)rng_below(r, NEXPC));
-            uint64_t v = e == INT_MIN ? 0 : rv_make(in->fa, (int)(rng_next(r) & 1), e,
-                                                    frac_pattern(r, rv_get(in->fa)->fbits, rng_below(r, 2) ? pat : 7));
-            mf_abi_set(in->fa, g->A, IA(i, kk), v);
-        }
+        for (int kk = 0; kk < g->k; kk++)
+            put1(va.es, g->A, IA(i, kk), table_value(r, &va, rng_next(r), xa, pat, 1));
     for (int j = 0; j < g->n; j++)
-        for (int kk = 0; kk < g->k; kk++) {
-            int e = exp_class(r, in->fb, rng_below(r, 4) ? xb : (int)rng_below(r, NEXPC));
-            uint64_t v = e == INT_MIN ? 0 : rv_make(in->fb, (int)(rng_next(r) & 1), e,
-                                                    frac_pattern(r, rv_get(in->fb)->fbits, rng_below(r, 2) ? pat : 7));
-            mf_abi_set(in->fb, g->B, IB(j, kk), v);
-        }
+        for (int kk = 0; kk < g->k; kk++)
+            put1(vb.es, g->B, IB(j, kk), table_value(r, &vb, rng_next(r), xb, pat, 1));
     for (int i = 0; i < g->m; i++)
-        for (int j = 0; j < g->n; j++) {
-            int e = exp_class(r, in->fc, xc);
-            uint64_t v = e == INT_MIN ? 0 : rv_make(in->fc, (int)(rng_next(r) & 1), e,
-                                                    frac_pattern(r, rv_get(in->fc)->fbits, pat));
-            mf_abi_set(in->fc, g->C, IC(i, j), v);
-        }
+        for (int j = 0; j < g->n; j++)
+            put1(vc.es, g->C, IC(i, j), table_value(r, &vc, rng_next(r), xc, pat, 0));
     if (in->n_scales)
         fill_scales(g, slot, r, 0);
 }

@@ -1,6 +1,7 @@
 /*
- * run_rng.h - the fuzz driver's random numbers: splitmix64 streams, so that
- * every generated tile is a pure function of (seed, instruction, tile index).
+ * run_rng.h - the fuzz driver's random numbers: wyrand streams (one 64x64
+ * -> 128-bit multiply per output), so that every generated tile is a pure
+ * function of (seed, instruction, tile index).
  */
 #ifndef MMAFUZZ_RUN_RNG_H
 #define MMAFUZZ_RUN_RNG_H
@@ -11,13 +12,13 @@ typedef struct rng {
     uint64_t s;
 } rng;
 
-/* splitmix64 (Steele, Lea, Flood 2014): one 64-bit output per call. */
+/* wyrand (Wang Yi, wyhash): a Weyl sequence folded through a 128-bit product;
+ * one 64-bit output per call, passes BigCrush and PractRand. */
 static inline uint64_t rng_next(rng *r)
 {
-    uint64_t z = (r->s += UINT64_C(0x9E3779B97F4A7C15));
-    z = (z ^ (z >> 30)) * UINT64_C(0xBF58476D1CE4E5B9);
-    z = (z ^ (z >> 27)) * UINT64_C(0x94D049BB133111EB);
-    return z ^ (z >> 31);
+    r->s += UINT64_C(0xa0761d6478bd642f);
+    unsigned __int128 t = (unsigned __int128)r->s * (r->s ^ UINT64_C(0xe7037ed1a0b428db));
+    return (uint64_t)(t >> 64) ^ (uint64_t)t;
 }
 
 /* @return a value in [0, n) (n > 0); the small modulo bias is irrelevant here. */

@@ -253,8 +253,111 @@ static inline uint64_t ftz_add(uint64_t x, uint64_t y)
     return flush_keep_sign(mf_f32_add((uint32_t)x, (uint32_t)y));
 }
 
+/* The fast path's product: f16 or bf16 inputs as decode-table words (no
+ * NaN/Inf), fr fraction bits.  The exact product has at most 22 significant
+ * bits, so binary32 holds it exactly unless its exponent leaves the normal
+ * range: above, RNE overflows to Inf; below, the rounded value is subnormal
+ * or zero and is flushed, keeping its sign. */
+static inline uint32_t ftz_mul_words(uint32_t wa, uint32_t wb, const int fr)
+{
+    const uint32_t sa = wa & 0xFFFF, sb = wb & 0xFFFF;
+    const uint32_t za = (sa >> fr) == 0, zb = (sb >> fr) == 0;   /* zero or subnormal: +0 */
+    const uint32_t s = (za ? 0 : (wa >> 28) & 1) ^ (zb ? 0 : (wb >> 28) & 1);
+    if (za | zb)
+        return s << 31;
+    const uint32_t p = sa * sb, top = p >> (2 * fr + 1);   /* p in [2^(2fr), 2^(2fr+2)) */
+    const int e = (int)((wa >> 16) & 0x3FF) + (int)((wb >> 16) & 0x3FF) - 1024 + (int)top;
+    if (e > 127)
+        return s << 31 | 0x7F800000u;
+    if (e < -126)
+        return s << 31;
+    return s << 31 | (uint32_t)(e + 127) << 23 | ((p << (23 - 2 * fr - top)) & 0x7FFFFFu);
+}
+
+/* ftz_add for the fast path: operands are zeros, normals or Inf/NaN (never
+ * subnormal: every input and result is flushed).  Two normals are added
+ * with 32 guard bits and a sticky bit, rounded to nearest even; a result
+ * below 2^-126 is exact (both are multiples of 2^-149) and flushed. */
+static inline uint32_t ftz_add_fast(uint32_t x, uint32_t y)
+{
+    uint32_t ex = (x >> 23) & 0xFF, ey = (y >> 23) & 0xFF;
+    if (ex == 0xFF || ey == 0xFF)
+        return (uint32_t)ftz_add(x, y);
+    uint32_t ax = x & 0x7FFFFFFFu, ay = y & 0x7FFFFFFFu;
+    if (!ay)
+        return ax ? x : x & y;   /* +-0 + +-0: the AND of the signs */
+    if (!ax)
+        return y;
+    if (ax < ay) {
+        uint32_t t = x; x = y; y = t;
+        t = ex; ex = ey; ey = t;
+    }
+    const int d = (int)(ex - ey);
+    uint64_t mx = (uint64_t)((x & 0x7FFFFFu) | 0x800000u) << 32, my = (uint64_t)((y & 0x7FFFFFu) | 0x800000u) << 32;
+    if (d > 63)
+        my = 1;
+    else if (d > 0)
+        my = (my >> d) | ((my & ((UINT64_C(1) << d) - 1)) != 0);
+    const uint64_t m = (x ^ y) >> 31 ? mx - my : mx + my;
+    if (!m)
+        return 0;   /* exact cancellation: +0 */
+    const uint32_t s = x & 0x80000000u;
+    const int lead = 63 - __builtin_clzll(m);   /* 56 after a carry, 55 or less after a cancellation */
+    int e = (int)ex + lead - 55;                /* biased */
+    if (e <= 0)
+        return s;
+    uint64_t sig;
+    const int sh = lead - 23;
+    if (sh > 0) {
+        const uint64_t kept = m >> sh, rem = m & ((UINT64_C(1) << sh) - 1), half = UINT64_C(1) << (sh - 1);
+        sig = kept + (rem > half || (rem == half && (kept & 1)));
+        if (sig >> 24) {
+            sig >>= 1;
+            e++;
+        }
+    } else {
+        sig = m << -sh;
+    }
+    if (e >= 255)
+        return s | 0x7F800000u;
+    return s | (uint32_t)e << 23 | ((uint32_t)sig & 0x7FFFFFu);
+}
+
+/* The whole dot product without NaN/Inf inputs (the traced and the special
+ * cases take the general path below).  @return 0 when it applies. */
+static int ftz_mul_add_fast(const mf_instr *in, const mf_case *cs, uint64_t *d)
+{
+    if ((in->fa != MF_FMT_F16 && in->fa != MF_FMT_BF16) || in->fb != in->fa || (in->x != 2 && in->x != 4))
+        return -1;
+    const uint32_t *tab = mf_dec_tab[in->fa];
+    if (!tab)
+        return -1;
+    const int fr = in->fa == MF_FMT_F16 ? 10 : 7;
+    uint32_t p[MF_KMAX];
+    for (int k = 0; k < in->k; k++) {
+        const uint32_t wa = tab[cs->a[k] & 0xFFFF], wb = tab[cs->b[k] & 0xFFFF];
+        if ((wa | wb) & (UINT32_C(1) << 27))   /* cls >= MF_CLS_INF */
+            return -1;
+        p[k] = fr == 10 ? ftz_mul_words(wa, wb, 10) : ftz_mul_words(wa, wb, 7);
+    }
+    uint32_t c = (uint32_t)cs->c;
+    if ((c & 0x7F800000u) == 0)
+        c = 0;  /* subnormal or zero c flushed to +0 */
+    for (int k = 0; k < in->k; k += in->x) {
+        uint32_t s = ftz_add_fast(p[k], p[k + 1]);
+        if (in->x == 4)
+            s = ftz_add_fast(s, ftz_add_fast(p[k + 2], p[k + 3]));
+        c = ftz_add_fast(c, s);
+    }
+    *d = c;
+    return 0;
+}
+
 uint64_t mf_eval_ftz_mul_add(const mf_instr *in, const mf_case *cs, const mf_trace *tr)
 {
+    uint64_t fast;
+    if (!tr && ftz_mul_add_fast(in, cs, &fast) == 0)
+        return fast;
     const int P = in->x;
     uint64_t p[MF_KMAX];
     for (int k = 0; k < in->k; k++)

@@ -116,12 +116,87 @@ static uint64_t acc_round_f32(wide_acc *acc)
     return mf_round_pack(MF_FMT_F32, neg, m, lo - ACC_LSB, 23, MF_RM_RNE);
 }
 
+/* One E-FDPA chunk without NaN/Inf: the products and c are exact terms
+ * m * 2^q.  Sorted by exponent they fall into at most two clusters, each
+ * spanning at most 100 bits, so each cluster's sum is exact in 128 bits
+ * (terms below 2^24 shifted by at most 100, at most L + 1 of them);
+ * the sum of the two clusters is then a two-term sum, which mf_add_terms
+ * rounds exactly.  @return 0 when that applies (else the wide accumulator
+ * of the general path is needed). */
+static int e_fdpa_chunk_clusters(const mf_instr *in, const mf_case *cs, int k0, int fr, uint32_t c, uint64_t *d)
+{
+    const int n = in->L + 1;   /* the products, then c; zero terms have m = 0 */
+    int neg[MF_KMAX + 1], q[MF_KMAX + 1];
+    uint64_t m[MF_KMAX + 1];
+    int special = 0;
+    for (int i = 0; i < in->L; i++) {
+        mf_value va = mf_decode_fast(in->fa, cs->a[k0 + i]), vb = mf_decode_fast(in->fb, cs->b[k0 + i]);
+        special |= va.cls >= MF_CLS_INF || vb.cls >= MF_CLS_INF;
+        neg[i] = va.sign ^ vb.sign;
+        m[i] = va.sig * vb.sig;
+        q[i] = va.exp + vb.exp - fr;
+    }
+    const uint32_t ce = (c >> 23) & 0xFF, cf = c & 0x7FFFFFu;
+    if (special || ce == 0xFF)
+        return -1;
+    neg[in->L] = (int)(c >> 31);
+    m[in->L] = cf | (ce ? 0x800000u : 0);
+    q[in->L] = (ce ? (int)ce : 1) - 127 - 23;
+    /* cluster 0: the nonzero terms within 100 bits of the largest exponent;
+     * cluster 1: the others, which must lie within 100 bits of each other */
+    int qmax = -(1 << 20);
+    for (int i = 0; i < n; i++)
+        qmax = m[i] && q[i] > qmax ? q[i] : qmax;
+    if (qmax == -(1 << 20)) {
+        *d = 0;   /* every term zero: +0 */
+        return 0;
+    }
+    int qmin[2] = {qmax, 1 << 20}, q1max = -(1 << 20);
+    for (int i = 0; i < n; i++) {
+        const int g = q[i] < qmax - 100, z = m[i] == 0;
+        qmin[g] = !z && q[i] < qmin[g] ? q[i] : qmin[g];
+        q1max = !z && g && q[i] > q1max ? q[i] : q1max;
+    }
+    if (q1max - qmin[1] > 100)
+        return -1;
+    __int128 S0 = 0, S1 = 0;   /* branch-free: each term goes to one sum through a mask */
+    for (int i = 0; i < n; i++) {
+        const int g = q[i] < qmax - 100, sh = m[i] ? q[i] - qmin[g] : 0;
+        const __int128 t = (__int128)((mf_u128)m[i] << sh);   /* < 2^125 */
+        const __int128 st = neg[i] ? -t : t, in1 = -(__int128)g;
+        S0 += st & ~in1;
+        S1 += st & in1;
+    }
+    int s[2] = {S0 < 0, S1 < 0}, e[2] = {qmin[0], qmin[1]};
+    mf_u128 mag[2] = {s[0] ? (mf_u128)(-S0) : (mf_u128)S0, s[1] ? (mf_u128)(-S1) : (mf_u128)S1};
+    int sign, ex;
+    mf_u128 sm;
+    mf_add_terms(s[0], mag[0], e[0], s[1], mag[1], e[1], &sign, &sm, &ex);
+    if (sm == 0) {
+        *d = 0;   /* exact cancellation: +0 */
+        return 0;
+    }
+    uint64_t m64 = mf_jam64(sm, &ex);
+    *d = mf_round64(sign, m64, ex, 23, 23, 8, MF_RM_RNE);
+    return 0;
+}
+
 uint64_t mf_eval_e_fdpa(const mf_instr *in, const mf_case *cs, const mf_trace *tr)
 {
     const int fr = mf_format_get(in->fa)->frac_bits + mf_format_get(in->fb)->frac_bits;
+    /* can two products lie more than 100 bits apart?  (a bound from the exponent
+     * ranges and fraction widths of A and B: true for bf16, false for f16) */
+    const mf_format_info *fa = mf_format_get(in->fa), *fb = mf_format_get(in->fb);
+    const int wide = (1 << fa->exp_bits) + (1 << fb->exp_bits) + fa->frac_bits + fb->frac_bits > 100;
     uint64_t c = cs->c;
     for (int k0 = 0; k0 < in->k; k0 += in->L) {
-        if (!tr) {
+        if (!tr && wide) {   /* bf16: products often lie more than 100 bits apart */
+            uint64_t d;
+            if (e_fdpa_chunk_clusters(in, cs, k0, fr, (uint32_t)c, &d) == 0) {
+                c = d;
+                continue;
+            }
+        } else if (!tr) {
             /* fast path: all finite and the products within 100 bits of each
              * other: their sum is exact in 128 bits, and adding c is a
              * two-term sum, which mf_add_terms rounds exactly */

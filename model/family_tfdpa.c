@@ -169,8 +169,79 @@ uint64_t mf_eval_t_fdpa(const mf_instr *in, const mf_case *cs, const mf_trace *t
 /* GST-FDPA: products of e2m1 summed exactly in groups of G, each group sum
  * scaled by its block's scales, then a truncated fused sum of the group
  * terms and c. */
+/* e2m1 x e2m1 products, signed, in units of 2^-2: index (a << 4) | b. */
+static int16_t e2m1_products[256];
+
+__attribute__((constructor)) static void build_e2m1_products(void)
+{
+    for (uint32_t a = 0; a < 16; a++)
+        for (uint32_t b = 0; b < 16; b++) {
+            mf_value va = mf_decode(MF_FMT_E2M1, a), vb = mf_decode(MF_FMT_E2M1, b);
+            int p = (int)((va.sig * vb.sig) << (va.exp + vb.exp));   /* e2m1: emin 0, one fraction bit */
+            e2m1_products[a << 4 | b] = (int16_t)((va.sign ^ vb.sign) ? -p : p);
+        }
+}
+
+/* GST-FDPA without NaN scales and with a finite c, e2m1 inputs: the group
+ * sums from the product table, then the truncated fused sum of the group
+ * terms and c (finish_fused's steps) in 64 bits.  @return 0 when it applies. */
+static int gst_fdpa_fast(const mf_instr *in, const mf_case *cs, uint64_t *d)
+{
+    if (in->fa != MF_FMT_E2M1 || in->fb != MF_FMT_E2M1 || in->fc != MF_FMT_F32 || in->fd != MF_FMT_F32 ||
+        in->rho != MF_RZ_FP32 || in->L != in->k || in->k / in->x > MF_KMAX)
+        return -1;
+    const uint32_t c = (uint32_t)cs->c, ce = (c >> 23) & 0xFF;
+    if (ce == 0xFF)
+        return -1;
+    const int G = in->x, fsb = mf_format_get(in->fs)->frac_bits, F = in->F;
+    int n = 0, e[MF_KMAX + 1], fr[MF_KMAX + 1], neg[MF_KMAX + 1];
+    uint64_t mag[MF_KMAX + 1];
+    for (int g0 = 0; g0 < in->k; g0 += G) {
+        int P = 0, nonzero = 0;
+        for (int k = g0; k < g0 + G; k++) {
+            const int p = e2m1_products[(cs->a[k] & 15) << 4 | (cs->b[k] & 15)];
+            P += p;
+            nonzero |= p;
+        }
+        const int blk = g0 / in->block;
+        const mf_value sa = mf_decode_fast(in->fs, cs->sa[blk]), sb = mf_decode_fast(in->fs, cs->sb[blk]);
+        if (sa.cls == MF_CLS_NAN || sb.cls == MF_CLS_NAN)
+            return -1;
+        const uint64_t SS = sa.sig * sb.sig;
+        neg[n] = P < 0;
+        mag[n] = (uint64_t)(P < 0 ? -P : P) * SS;
+        e[n] = nonzero && SS ? sa.exp + sb.exp : in->e_zero;   /* all-zero group or zero scale: e_zero */
+        fr[n] = 2 + 2 * fsb;
+        n++;
+    }
+    /* c (a zero c takes e_zero) */
+    neg[n] = (int)(c >> 31);
+    mag[n] = (c & 0x7FFFFFu) | (ce ? 0x800000u : 0);
+    e[n] = mag[n] ? (ce ? (int)ce : 1) - 127 : in->e_zero;
+    fr[n] = 23;
+    n++;
+    int e_max = e[0];
+    for (int i = 1; i < n; i++)
+        e_max = e[i] > e_max ? e[i] : e_max;
+    int64_t S = 0;
+    for (int i = 0; i < n; i++) {
+        const int r = (e_max - e[i]) + fr[i] - F;
+        const uint64_t t = r <= 0 ? mag[i] << -r : r >= 64 ? 0 : mag[i] >> r;
+        S += neg[i] ? -(int64_t)t : (int64_t)t;
+    }
+    const int sign = S < 0;
+    uint64_t r = mf_round64(sign, sign ? (uint64_t)0 - (uint64_t)S : (uint64_t)S, e_max - F, 23, 23, 8, MF_RM_RZ);
+    if (in->zero_plus && (r & 0x7FFFFFFFu) == 0)
+        r = 0;
+    *d = r;
+    return 0;
+}
+
 uint64_t mf_eval_gst_fdpa(const mf_instr *in, const mf_case *cs, const mf_trace *tr)
 {
+    uint64_t fast;
+    if (!tr && gst_fdpa_fast(in, cs, &fast) == 0)
+        return fast;
     const int G = in->x;
     const int fa = mf_format_get(in->fa)->frac_bits, fb = mf_format_get(in->fb)->frac_bits;
     const int fsb = mf_format_get(in->fs)->frac_bits;

@@ -81,10 +81,17 @@ int main(int argc, char **argv)
                 }
             const mf_format_info *fc = mf_format_get(in->fc);
             cs.c = value(in->fc, style, fc->exp_bits ? (int)((1u << (fc->exp_bits - 1)) - 2 + next() % 4) : 0);
+            if (next() % 8 == 0)   /* c = +-0: zero terms take e_zero */
+                cs.c = fc->has_sign ? (next() & 1) << (fc->bits - 1) : 0;
+            const int tiny = next() % 8 == 0;   /* ue8m0 scales that take sums near and below 2^-126 */
             for (int s = 0; s < in->n_scales; s++) {
                 const int ue8 = in->fs == MF_FMT_UE8M0;
                 cs.sa[s] = next() % 8 ? (ue8 ? 124 + next() % 8 : 0x30 + next() % 16) : next() % 256;
                 cs.sb[s] = next() % 8 ? (ue8 ? 124 + next() % 8 : 0x30 + next() % 16) : next() % 256;
+                if (ue8 && tiny) {
+                    cs.sa[s] = 20 + next() % 48;
+                    cs.sb[s] = 20 + next() % 48;
+                }
             }
             uint64_t fast = mf_eval(in, &cs), slow = mf_eval_trace(in, &cs, &general);
             CHECK(fast == slow, "%s case %ld: fast path 0x%llx, general path 0x%llx", in->name, i,

@@ -484,13 +484,16 @@ static inline int64_t floor_shift(int64_t x, int sh)
 }
 
 #define TR_ZERO_EXP (-999)
+/* What the fast path returns besides 0 (a finite sum) and 1 (general path). */
+enum { TR_PINF = 2, TR_NINF = 3, TR_NAN = 4 };
 
 /* All-finite fast path of TR/GTR-FDPA step 2, specialized per operand
  * format: products decoded through the tables (tf32 arithmetically), the
  * truncated fused sums done in 32-bit lanes (each aligned product is below
  * 2^(F+2) = 2^26, and at most 16 of them are summed).  Returns 1 when an
- * operand or c is NaN/Inf or a product reaches 2^128 (the general path
- * handles those), else 0 with S_dot (units 2^-F at 2^e_dot) and e_dot. */
+ * operand is NaN/Inf (the general path handles those), TR_PINF, TR_NINF or
+ * TR_NAN when products reach 2^128 (Inf, step 1), else 0 with S_dot (units
+ * 2^-F at 2^e_dot) and e_dot. */
 static inline __attribute__((always_inline)) void tr_dec(mf_format f, uint64_t x, uint32_t *sig, int32_t *exp,
                                                          uint32_t *sign, uint32_t *special)
 {
@@ -513,7 +516,7 @@ static inline __attribute__((always_inline)) int tr_products_core(mf_format fa, 
                                                                   const uint64_t *a, const uint64_t *b, int L,
                                                                   int F, int64_t *S_dot, int *e_dot)
 {
-    uint32_t p[MF_KMAX], neg[MF_KMAX], special = 0;
+    uint32_t p[MF_KMAX], neg[MF_KMAX], special = 0, pinf = 0, ninf = 0;
     int32_t e[MF_KMAX];
     for (int i = 0; i < L; i++) {
         uint32_t sa, sb, ga, gb;
@@ -523,11 +526,15 @@ static inline __attribute__((always_inline)) int tr_products_core(mf_format fa, 
         p[i] = sa * sb;
         e[i] = p[i] ? ea + eb : TR_ZERO_EXP;
         neg[i] = ga ^ gb;
-        /* a product of magnitude >= 2^128 becomes Inf: general path */
-        special |= !grouped && e[i] + (int32_t)(p[i] >> (fr + 1) != 0) >= 128;
+        /* a product of magnitude >= 2^128 becomes Inf (step 1) */
+        const uint32_t ovf = !grouped && e[i] + (int32_t)(p[i] >> (fr + 1) != 0) >= 128;
+        pinf |= ovf & !neg[i];
+        ninf |= ovf & neg[i];
     }
     if (special)
         return 1;
+    if (pinf | ninf)   /* the chunk is Inf or NaN whatever the sum (c is finite here) */
+        return pinf && ninf ? TR_NAN : ninf ? TR_NINF : TR_PINF;
     const int up = F - fr;
     if (!grouped) {
         int32_t m0 = TR_ZERO_EXP, S0 = 0;
@@ -604,18 +611,29 @@ uint64_t mf_eval_tr_fdpa(const mf_instr *in, const mf_case *cs, const mf_trace *
     const int grouped = in->family == MF_GTR_FDPA;
     uint64_t c = cs->c;
     const tr_fast_fn fast = tr_fast_for(in);
-    for (int k0 = 0; k0 < in->k; k0 += in->L) {
+    const int L = in->L;
+    for (int k0 = 0; k0 < in->k; k0 += L) {
         int e_dot;
         int64_t S_dot;
         mf_value vc;
-        if (!tr && fast && ((c >> 23) & 0xFF) != 0xFF && fast(cs->a + k0, cs->b + k0, in->L, F, &S_dot, &e_dot) == 0) {
-            vc = mf_decode(MF_FMT_F32, c);
-            goto combine;
+        if (!tr && fast && ((c >> 23) & 0xFF) != 0xFF) {
+            const int rc = fast(cs->a + k0, cs->b + k0, in->L, F, &S_dot, &e_dot);
+            if (rc >= TR_PINF) {   /* an overflowing product, c finite */
+                c = rc == TR_NAN ? mf_canonical_nan(MF_FMT_F32) : mf_pack_inf(MF_FMT_F32, rc == TR_NINF);
+                continue;
+            }
+            if (rc == 0) {   /* c finite: its fields straight from the bits */
+                const uint32_t ce = (uint32_t)(c >> 23) & 0xFF, cf = (uint32_t)c & 0x7FFFFFu;
+                vc.sign = (uint8_t)((c >> 31) & 1);
+                vc.cls = ce || cf ? MF_CLS_FINITE : MF_CLS_ZERO;
+                vc.sig = cf | (ce ? 0x800000u : 0);
+                vc.exp = (ce ? (int)ce : 1) - 127;
+                goto combine;
+            }
         }
         int nan = 0, pinf = 0, ninf = 0;
         int neg[MF_KMAX], e[MF_KMAX];
         uint64_t sig[MF_KMAX];
-        const int L = in->L;
         for (int i = 0; i < L; i++) {
             mf_value va = mf_decode_fast(in->fa, cs->a[k0 + i]), vb = mf_decode_fast(in->fb, cs->b[k0 + i]);
             neg[i] = va.sign ^ vb.sign;

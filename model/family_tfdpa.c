@@ -323,30 +323,25 @@ uint64_t mf_eval_f16_emu(const mf_instr *in, const mf_case *cs, const mf_trace *
     h.fa = h.fb = MF_FMT_F16;
     h.fc = h.fd;
     h.family = MF_T_FDPA;
-    uint64_t a16[MF_KMAX], b16[MF_KMAX];
-    const uint16_t *ta = mf_fp8_f16_table(in->fa), *tb = mf_fp8_f16_table(in->fb);
-    for (int k = 0; k < in->k; k++) {
-        a16[k] = ta[cs->a[k] & 0xFF];
-        b16[k] = tb[cs->b[k] & 0xFF];
-    }
     /* Two chained passes from a zero accumulator, as ptxas emits them for
      * sm_90 (SASS of the wrappers): K=32 is two HMMA.16816, K=16 two
      * HMMA.1688; pass p takes the k with ((k >> 1) & 1) == p, because each
      * f16 register unpacks two adjacent fp8 bytes (F2FP.F16.*.UNPACK_B of the
-     * low half, then of .H1). */
+     * low half, then of .H1).  The inputs go straight to their pass: k to
+     * position ((k >> 1) & 1) * K/2 + (k >> 2) * 2 + (k & 1). */
+    const uint16_t *ta = mf_fp8_f16_table(in->fa), *tb = mf_fp8_f16_table(in->fb);
+    const int half = in->k / 2;
+    uint64_t a16[MF_KMAX], b16[MF_KMAX];
+    for (int k = 0; k < in->k; k++) {
+        const int pos = ((k >> 1) & 1) * half + ((k >> 2) << 1) + (k & 1);
+        a16[pos] = ta[cs->a[k] & 0xFF];
+        b16[pos] = tb[cs->b[k] & 0xFF];
+    }
     uint64_t acc = mf_pack_zero(in->fd, 0);
-    uint64_t sa[MF_KMAX / 2], sb[MF_KMAX / 2];
     for (int pass = 0; pass < 2; pass++) {
-        int n = 0;
-        for (int k = 0; k < in->k; k++)
-            if (((k >> 1) & 1) == pass) {
-                sa[n] = a16[k];
-                sb[n] = b16[k];
-                n++;
-            }
-        mf_tracef(tr, "HMMA.168%d pass %d over k = %d,%d,%d,%d,...", n, pass, 2 * pass, 2 * pass + 1, 2 * pass + 4,
-                  2 * pass + 5);
-        acc = t_fdpa_chunk(&h, h.fd, acc, sa, sb, n, 0, 0, tr);
+        MF_TRACE(tr, "HMMA.168%d pass %d over k = %d,%d,%d,%d,...", half, pass, 2 * pass, 2 * pass + 1,
+                 2 * pass + 4, 2 * pass + 5);
+        acc = t_fdpa_chunk(&h, h.fd, acc, a16 + pass * half, b16 + pass * half, half, 0, 0, tr);
     }
     uint64_t d = mf_ieee_add(in->fd, acc, cs->c);
     MF_TRACE(tr, "IEEE add of c: 0x%llx + 0x%llx -> 0x%llx", (unsigned long long)acc,

@@ -116,62 +116,87 @@ static uint64_t acc_round_f32(wide_acc *acc)
     return mf_round_pack(MF_FMT_F32, neg, m, lo - ACC_LSB, 23, MF_RM_RNE);
 }
 
-/* One E-FDPA chunk without NaN/Inf: the products and c are exact terms
- * m * 2^q.  Sorted by exponent they fall into at most two clusters, each
- * spanning at most 100 bits, so each cluster's sum is exact in 128 bits
- * (terms below 2^24 shifted by at most 100, at most L + 1 of them);
- * the sum of the two clusters is then a two-term sum, which mf_add_terms
- * rounds exactly.  @return 0 when that applies (else the wide accumulator
- * of the general path is needed). */
+/* One E-FDPA chunk without NaN/Inf, for formats whose products can lie far
+ * apart (bf16): the nonzero products and c are exact terms m * 2^q with
+ * m < 2^24.  Ordered by exponent, they form clusters, each spanning at most
+ * 100 bits (its sum is exact in 128 bits) and each lying wholly above the
+ * ones below (the lowest bit of a cluster's terms above the largest value
+ * the clusters below can sum to): with at most 3 terms in a chunk (L = 2)
+ * that always holds.  The clusters are joined from the bottom
+ * up with mf_add_terms: two exact terms give an exactly rounded sum, and a
+ * nonzero cluster above the running sum keeps every bit that sum could
+ * change far below its own rounding position (a zero one leaves the sum
+ * alone).  @return 0 when that applies, else -1 (the wide accumulator of
+ * the general path is needed). */
 static int e_fdpa_chunk_clusters(const mf_instr *in, const mf_case *cs, int k0, int fr, uint32_t c, uint64_t *d)
 {
-    const int n = in->L + 1;   /* the products, then c; zero terms have m = 0 */
-    int neg[MF_KMAX + 1], q[MF_KMAX + 1];
+    int n = 0, neg[MF_KMAX + 1], q[MF_KMAX + 1];
     uint64_t m[MF_KMAX + 1];
     int special = 0;
     for (int i = 0; i < in->L; i++) {
         mf_value va = mf_decode_fast(in->fa, cs->a[k0 + i]), vb = mf_decode_fast(in->fb, cs->b[k0 + i]);
         special |= va.cls >= MF_CLS_INF || vb.cls >= MF_CLS_INF;
-        neg[i] = va.sign ^ vb.sign;
-        m[i] = va.sig * vb.sig;
-        q[i] = va.exp + vb.exp - fr;
+        neg[n] = va.sign ^ vb.sign;
+        m[n] = va.sig * vb.sig;
+        q[n] = va.exp + vb.exp - fr;
+        n += m[n] != 0;
     }
     const uint32_t ce = (c >> 23) & 0xFF, cf = c & 0x7FFFFFu;
-    if (special || ce == 0xFF)
+    if (special)
         return -1;
-    neg[in->L] = (int)(c >> 31);
-    m[in->L] = cf | (ce ? 0x800000u : 0);
-    q[in->L] = (ce ? (int)ce : 1) - 127 - 23;
-    /* cluster 0: the nonzero terms within 100 bits of the largest exponent;
-     * cluster 1: the others, which must lie within 100 bits of each other */
-    int qmax = -(1 << 20);
-    for (int i = 0; i < n; i++)
-        qmax = m[i] && q[i] > qmax ? q[i] : qmax;
-    if (qmax == -(1 << 20)) {
+    if (ce == 0xFF) {   /* finite products and a NaN or Inf c (often an earlier chunk's overflow) */
+        *d = cf ? mf_canonical_nan(MF_FMT_F32) : c;
+        return 0;
+    }
+    if (ce || cf) {
+        neg[n] = (int)(c >> 31);
+        m[n] = cf | (ce ? 0x800000u : 0);
+        q[n] = (ce ? (int)ce : 1) - 127 - 23;
+        n++;
+    }
+    if (n == 0) {
         *d = 0;   /* every term zero: +0 */
         return 0;
     }
-    int qmin[2] = {qmax, 1 << 20}, q1max = -(1 << 20);
+    /* largest exponent first (insertion sort of at most L + 1 terms) */
+    int ord[MF_KMAX + 1];
     for (int i = 0; i < n; i++) {
-        const int g = q[i] < qmax - 100, z = m[i] == 0;
-        qmin[g] = !z && q[i] < qmin[g] ? q[i] : qmin[g];
-        q1max = !z && g && q[i] > q1max ? q[i] : q1max;
+        int j = i;
+        for (; j > 0 && q[ord[j - 1]] < q[i]; j--)
+            ord[j] = ord[j - 1];
+        ord[j] = i;
     }
-    if (q1max - qmin[1] > 100)
-        return -1;
-    __int128 S0 = 0, S1 = 0;   /* branch-free: each term goes to one sum through a mask */
-    for (int i = 0; i < n; i++) {
-        const int g = q[i] < qmax - 100, sh = m[i] ? q[i] - qmin[g] : 0;
-        const __int128 t = (__int128)((mf_u128)m[i] << sh);   /* < 2^125 */
-        const __int128 st = neg[i] ? -t : t, in1 = -(__int128)g;
-        S0 += st & ~in1;
-        S1 += st & in1;
+    /* cut into clusters wherever two neighbours lie more than 28 bits apart:
+     * the terms below a cut sum to less than 2^(q + 24 + 4) (m < 2^24, at
+     * most 9 terms), under the lowest bit of the cluster above */
+    int start[MF_KMAX + 2], ng = 0;
+    start[ng++] = 0;
+    for (int i = 1; i < n; i++) {
+        if (q[ord[i - 1]] - q[ord[i]] > 28)
+            start[ng++] = i;
+        else if (q[ord[start[ng - 1]]] - q[ord[i]] > 100)
+            return -1;   /* a cluster wider than 100 bits */
     }
-    int s[2] = {S0 < 0, S1 < 0}, e[2] = {qmin[0], qmin[1]};
-    mf_u128 mag[2] = {s[0] ? (mf_u128)(-S0) : (mf_u128)S0, s[1] ? (mf_u128)(-S1) : (mf_u128)S1};
-    int sign, ex;
-    mf_u128 sm;
-    mf_add_terms(s[0], mag[0], e[0], s[1], mag[1], e[1], &sign, &sm, &ex);
+    start[ng] = n;
+    int sign = 0, ex = 0;
+    mf_u128 sm = 0;
+    for (int g = ng - 1; g >= 0; g--) {
+        const int qmin = q[ord[start[g + 1] - 1]];
+        __int128 S = 0;
+        for (int i = start[g]; i < start[g + 1]; i++) {
+            const __int128 t = (__int128)((mf_u128)m[ord[i]] << (q[ord[i]] - qmin)), nm = -(__int128)neg[ord[i]];
+            S += (t ^ nm) - nm;   /* t < 2^124 */
+        }
+        const int s = S < 0;
+        const mf_u128 mag = s ? (mf_u128)(-S) : (mf_u128)S;
+        if (g == ng - 1) {   /* the lowest cluster starts the running sum */
+            sign = s;
+            sm = mag;
+            ex = qmin;
+        } else {
+            mf_add_terms(s, mag, qmin, sign, sm, ex, &sign, &sm, &ex);
+        }
+    }
     if (sm == 0) {
         *d = 0;   /* exact cancellation: +0 */
         return 0;

@@ -241,13 +241,34 @@ uint64_t mf_eval_e_fdpa(const mf_instr *in, const mf_case *cs, const mf_trace *t
             }
             if (!special && (qtop < qmin || qtop - qmin <= 100)) {
                 __int128 P = 0;
-                for (int k = 0; k < in->L; k++)
-                    if (m[k]) {
-                        __int128 t = (__int128)((mf_u128)m[k] << (q[k] - qmin));
-                        P += neg[k] ? -t : t;
-                    }
-                mf_value vc = mf_decode(MF_FMT_F32, c);
+                for (int k = 0; k < in->L; k++) {   /* branch-free: zero products add 0 */
+                    const __int128 t = (__int128)((mf_u128)m[k] << (m[k] ? q[k] - qmin : 0)), nm = -(__int128)neg[k];
+                    P += (t ^ nm) - nm;
+                }
+                /* c is finite here: its fields straight from the bits */
+                const uint32_t ce = (uint32_t)(c >> 23) & 0xFF, cf = (uint32_t)c & 0x7FFFFFu;
+                mf_value vc;
+                vc.sign = (uint8_t)((c >> 31) & 1);
+                vc.cls = ce || cf ? MF_CLS_FINITE : MF_CLS_ZERO;
+                vc.sig = cf | (ce ? 0x800000u : 0);
+                vc.exp = (ce ? (int)ce : 1) - 127;
                 uint64_t d;
+                const int qc = vc.exp - 23;   /* c = sig * 2^qc */
+                if (vc.cls == MF_CLS_FINITE && qc >= qmin && qc - qmin <= 100) {
+                    /* c inside the window: one more exact term (below 2^124; the products sum below 2^102) */
+                    const __int128 t = (__int128)((mf_u128)vc.sig << (qc - qmin)), nm = -(__int128)vc.sign;
+                    P += (t ^ nm) - nm;
+                    vc.cls = MF_CLS_ZERO;
+                    if (P == 0) {
+                        c = 0;   /* exact cancellation: +0 */
+                        continue;
+                    }
+                } else if (vc.cls == MF_CLS_FINITE && qc - qmin > 104) {
+                    /* c far above: |products| < 2^(qmin + 102) < 2^(qc - 2), under a quarter of c's last
+                     * place (even where c is a power of two), so c + products rounds to c */
+                    c = (uint32_t)c;
+                    continue;
+                }
                 if (P == 0) {
                     d = vc.cls == MF_CLS_ZERO ? 0 : c;   /* exact zero sums are +0 */
                 } else {

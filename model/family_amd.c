@@ -10,6 +10,15 @@
 
 /* ------------------------------------------------------------ E-FDPA */
 
+/* m * 2^s as 128 bits (0 <= s <= 127), quick when s < 64 (f16 products,
+ * whose exponents span under 64 bits, always are). */
+static inline mf_u128 shl128(uint64_t m, int s)
+{
+    if (s < 64)
+        return ((mf_u128)((m >> 1) >> (63 - s)) << 64) | (mf_u128)(m << s);
+    return (mf_u128)(m << (s - 64)) << 64;
+}
+
 /* An exact fixed-point accumulator wide enough for any sum of f16/bf16
  * products and an f32 c: bit 0 weighs 2^-ACC_LSB.  Positive and negative
  * terms go to separate unsigned sums (no two's complement over the whole
@@ -242,7 +251,7 @@ uint64_t mf_eval_e_fdpa(const mf_instr *in, const mf_case *cs, const mf_trace *t
             if (!special && (qtop < qmin || qtop - qmin <= 100)) {
                 __int128 P = 0;
                 for (int k = 0; k < in->L; k++) {   /* branch-free: zero products add 0 */
-                    const __int128 t = (__int128)((mf_u128)m[k] << (m[k] ? q[k] - qmin : 0)), nm = -(__int128)neg[k];
+                    const __int128 t = (__int128)shl128(m[k], m[k] ? q[k] - qmin : 0), nm = -(__int128)neg[k];
                     P += (t ^ nm) - nm;
                 }
                 /* c is finite here: its fields straight from the bits */

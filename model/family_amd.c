@@ -215,6 +215,68 @@ static int e_fdpa_chunk_clusters(const mf_instr *in, const mf_case *cs, int k0, 
     return 0;
 }
 
+/* One E-FDPA chunk of f16 products without NaN/Inf.  Every f16 product is
+ * m * 2^q with m < 2^22 and -48 <= q <= 10, so in units of 2^-48 it is below
+ * 2^80 and the products' sum is exact in a fixed 128-bit window, no
+ * alignment needed.  c (binary32) joins the window when its last bit lies
+ * inside it; far above the products it is the result; far below, where the
+ * sum is at least 2^26 units, it only decides the direction of a sticky bit
+ * (the sum's rounding position then lies at least 2 bits above the unit).
+ * @return 0 when it applies, -1 for the other paths. */
+static int e_fdpa_chunk_f16(const mf_case *cs, int k0, int L, uint32_t c, uint64_t *d)
+{
+    const uint32_t *tab = mf_dec_tab[MF_FMT_F16];
+    __int128 P = 0;
+    uint32_t special = 0;
+    for (int k = k0; k < k0 + L; k++) {
+        const uint32_t wa = tab[cs->a[k] & 0xFFFF], wb = tab[cs->b[k] & 0xFFFF];
+        special |= wa | wb;
+        const uint64_t m = (uint64_t)(wa & 0xFFFF) * (wb & 0xFFFF);
+        const int s = (int)((wa >> 16) & 0x3FF) + (int)((wb >> 16) & 0x3FF) - 1024 - 20 + 48;   /* 0..58 */
+        const __int128 t = (__int128)shl128(m, s), nm = -(__int128)(((wa ^ wb) >> 28) & 1);
+        P += (t ^ nm) - nm;
+    }
+    const uint32_t ce = (c >> 23) & 0xFF, cf = c & 0x7FFFFFu;
+    if ((special & (UINT32_C(1) << 27)) || ce == 0xFF)
+        return -1;   /* NaN/Inf */
+    if (ce || cf) {
+        const uint64_t sig = cf | (ce ? 0x800000u : 0);
+        const int sc = (ce ? (int)ce : 1) - 150 + 48;   /* c's last bit, in units of 2^-48 */
+        const int cneg = (int)(c >> 31);
+        if (sc >= 0 && sc <= 100) {   /* inside: below 2^124 (the products stay below 2^82) */
+            const __int128 t = (__int128)((mf_u128)sig << sc), nm = -(__int128)cneg;
+            P += (t ^ nm) - nm;
+        } else if (sc > 104) {   /* |products| < 2^82 < a quarter of c's last place: c */
+            *d = c;
+            return 0;
+        } else if (sc <= -24 && P != 0) {   /* c wholly under the unit: a sticky bit of its sign */
+            const int ps = P < 0;
+            const mf_u128 pm = ps ? (mf_u128)(-P) : (mf_u128)P;
+            if (pm >> 26 == 0)
+                return -1;
+            const mf_u128 m2 = (pm << 1) + (cneg == ps ? 1 : 0) - (cneg == ps ? 0 : 1);
+            int e = -49;
+            const uint64_t m64 = mf_jam64(m2, &e);
+            *d = mf_round64(ps, m64, e, 23, 23, 8, MF_RM_RNE);
+            return 0;
+        } else if (sc <= -24) {   /* nothing else: c itself */
+            *d = c;
+            return 0;
+        } else {
+            return -1;   /* c straddles the window's lowest bit, or lies just above it */
+        }
+    }
+    if (P == 0) {
+        *d = 0;   /* an exact zero sum is +0 */
+        return 0;
+    }
+    const int ps = P < 0;
+    int e = -48;
+    const uint64_t m64 = mf_jam64(ps ? (mf_u128)(-P) : (mf_u128)P, &e);
+    *d = mf_round64(ps, m64, e, 23, 23, 8, MF_RM_RNE);
+    return 0;
+}
+
 uint64_t mf_eval_e_fdpa(const mf_instr *in, const mf_case *cs, const mf_trace *tr)
 {
     const int fr = mf_format_get(in->fa)->frac_bits + mf_format_get(in->fb)->frac_bits;
@@ -222,6 +284,7 @@ uint64_t mf_eval_e_fdpa(const mf_instr *in, const mf_case *cs, const mf_trace *t
      * ranges and fraction widths of A and B: true for bf16, false for f16) */
     const mf_format_info *fa = mf_format_get(in->fa), *fb = mf_format_get(in->fb);
     const int wide = (1 << fa->exp_bits) + (1 << fb->exp_bits) + fa->frac_bits + fb->frac_bits > 100;
+    const int f16 = in->fa == MF_FMT_F16 && in->fb == MF_FMT_F16 && in->L <= MF_KMAX;
     uint64_t c = cs->c;
     for (int k0 = 0; k0 < in->k; k0 += in->L) {
         if (!tr && wide) {   /* bf16: products often lie more than 100 bits apart */
@@ -230,7 +293,14 @@ uint64_t mf_eval_e_fdpa(const mf_instr *in, const mf_case *cs, const mf_trace *t
                 c = d;
                 continue;
             }
-        } else if (!tr) {
+        } else if (!tr && f16) {
+            uint64_t d;
+            if (e_fdpa_chunk_f16(cs, k0, in->L, (uint32_t)c, &d) == 0) {
+                c = d;
+                continue;
+            }
+        }
+        if (!tr && !wide) {
             /* fast path: all finite and the products within 100 bits of each
              * other: their sum is exact in 128 bits, and adding c is a
              * two-term sum, which mf_add_terms rounds exactly */

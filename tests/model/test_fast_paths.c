@@ -68,8 +68,12 @@ int main(int argc, char **argv)
         for (long i = 0; i < per_instr; i++) {
             mf_case cs;
             memset(&cs, 0, sizeof cs);
-            int style = (int)(next() % 3);
-            int window = fa->exp_bits ? (int)((1u << (fa->exp_bits - 1)) - 2 + next() % 4) : 0;
+            /* style 0: random bits; 1: exponents around 1 with zeros, extremes and
+             * specials mixed in; 2: the same, finite; 3: like 1 at the lowest
+             * exponents (sums far below 1, tiny c) */
+            int style = (int)(next() % 4), low = style == 3;
+            style = low ? 1 : style;
+            int window = fa->exp_bits ? (low ? 1 : (int)((1u << (fa->exp_bits - 1)) - 2 + next() % 4)) : 0;
             for (int k = 0; k < in->k; k++) {
                 cs.a[k] = value(in->fa, style, window);
                 cs.b[k] = value(in->fb, style, window);
@@ -80,7 +84,7 @@ int main(int argc, char **argv)
                     cs.b[k + 1] = cs.b[k];
                 }
             const mf_format_info *fc = mf_format_get(in->fc);
-            cs.c = value(in->fc, style, fc->exp_bits ? (int)((1u << (fc->exp_bits - 1)) - 2 + next() % 4) : 0);
+            cs.c = value(in->fc, style, fc->exp_bits ? (low ? 1 : (int)((1u << (fc->exp_bits - 1)) - 2 + next() % 4)) : 0);
             if (next() % 8 == 0)   /* c = +-0: zero terms take e_zero */
                 cs.c = fc->has_sign ? (next() & 1) << (fc->bits - 1) : 0;
             const int tiny = next() % 8 == 0;   /* ue8m0 scales that take sums near and below 2^-126 */

@@ -367,6 +367,7 @@ AI v8u ieee_add_lanes(v8u x, v8u y, const int f32)
 /* The fixed parameters of one T-FDPA row on the lane path. */
 typedef struct lanes_cfg {
     int L, F, up, e_zero, nchunks, zero_plus;
+    uint64_t chunk_mask;   /* L ones: a chunk's positions in a mask of special inputs */
     int c_f32;   /* c of the first chunk is binary32 (else binary16) */
     int d_f32;   /* D (and c of later chunks) is binary32 */
     int emu;     /* F16-emu: the chunks start from +0 and c is added at the end */
@@ -374,9 +375,9 @@ typedef struct lanes_cfg {
 
 /* T-FDPA steps 1-7 for one row of A against eight columns: c (the lanes'
  * C bits) goes through the row's chunks and leaves holding D's bits.
- * row_special and col_special flag chunks with a NaN or Inf input. */
-AI void row_lanes(const tile_dec *dc, const lanes_cfg *g, const uint32_t *row_special,
-                  const uint32_t *col_special, v8u *cv, const mf_rho rho)
+ * special has bit q set where position q of the row or of a column holds a
+ * NaN or Inf. */
+AI void row_lanes(const tile_dec *dc, const lanes_cfg *g, uint64_t special, v8u *cv, const mf_rho rho)
 {
     const v8u c_in = *cv;
     v8u c = g->emu ? (v8u){0} : c_in;   /* F16-emu: the HMMA steps start from +0 */
@@ -412,7 +413,7 @@ AI void row_lanes(const tile_dec *dc, const lanes_cfg *g, const uint32_t *row_sp
         v8u d = round_rho(mag, neg, emax - g->F, rho, g->zero_plus);
         /* NaN/Inf inputs (step 1) and a NaN/Inf c decide the lanes they are in */
         v8u vn = {0}, vp = {0}, vm = {0};
-        if (row_special[ch] | col_special[ch])
+        if ((special >> k0) & g->chunk_mask)
             chunk_special_lanes(dc, k0, g->L, &vn, &vp, &vm);
         const v8u cinf = cspec & (v8u)(cfrac == 0);
         vn |= cspec & ~cinf;
@@ -428,20 +429,17 @@ AI void row_lanes(const tile_dec *dc, const lanes_cfg *g, const uint32_t *row_sp
     }
     *cv = g->emu ? ieee_add_lanes(c, c_in, g->d_f32) : c;
 }
-MULTI_ISA static void row_lanes_rz32(const tile_dec *dc, const lanes_cfg *g, const uint32_t *rs, const uint32_t *cs,
-                                     v8u *c)
+MULTI_ISA static void row_lanes_rz32(const tile_dec *dc, const lanes_cfg *g, uint64_t special, v8u *c)
 {
-    row_lanes(dc, g, rs, cs, c, MF_RZ_FP32);
+    row_lanes(dc, g, special, c, MF_RZ_FP32);
 }
-MULTI_ISA static void row_lanes_rz13(const tile_dec *dc, const lanes_cfg *g, const uint32_t *rs, const uint32_t *cs,
-                                     v8u *c)
+MULTI_ISA static void row_lanes_rz13(const tile_dec *dc, const lanes_cfg *g, uint64_t special, v8u *c)
 {
-    row_lanes(dc, g, rs, cs, c, MF_RZ_E8M13);
+    row_lanes(dc, g, special, c, MF_RZ_E8M13);
 }
-MULTI_ISA static void row_lanes_rne16(const tile_dec *dc, const lanes_cfg *g, const uint32_t *rs, const uint32_t *cs,
-                                      v8u *c)
+MULTI_ISA static void row_lanes_rne16(const tile_dec *dc, const lanes_cfg *g, uint64_t special, v8u *c)
 {
-    row_lanes(dc, g, rs, cs, c, MF_RNE_FP16);
+    row_lanes(dc, g, special, c, MF_RNE_FP16);
 }
 
 /* Tile t of a T-FDPA row, eight columns at a time. */
@@ -463,47 +461,66 @@ static void tile_t_fdpa_lanes(const mf_instr *in, int m, int n, int k, size_t t,
         .c_f32 = (emu ? in->fd : in->fc) == MF_FMT_F32,
         .d_f32 = in->fd == MF_FMT_F32,
         .emu = emu,
+        .chunk_mask = (emu ? k / 2 : in->L) >= 64 ? ~UINT64_C(0) : (UINT64_C(1) << (emu ? k / 2 : in->L)) - 1,
     };
-    void (*row)(const tile_dec *, const lanes_cfg *, const uint32_t *, const uint32_t *, v8u *) =
+    void (*row)(const tile_dec *, const lanes_cfg *, uint64_t, v8u *) =
         in->rho == MF_RZ_FP32 ? row_lanes_rz32 : in->rho == MF_RZ_E8M13 ? row_lanes_rz13 : row_lanes_rne16;
+    /* the inputs' packed words: a decode table (F16-emu: f16's, through the
+     * fp8 -> f16 table), or mf_decode for formats without one (tf32) */
+    const mf_format fwa = emu ? MF_FMT_F16 : in->fa, fwb = emu ? MF_FMT_F16 : in->fb;
+    const uint32_t *tab_a = mf_dec_tab[fwa], *tab_b = mf_dec_tab[fwb];
+    const uint64_t mask_a = mf_dec_mask[fwa], mask_b = mf_dec_mask[fwb];
     tile_dec dc;
     for (int j0 = 0; j0 < n; j0 += LANES) {
         const int nl = n - j0 < LANES ? n - j0 : LANES;
-        uint32_t col_special[MF_KMAX / 4] = {0};   /* per chunk: any NaN/Inf in the block's columns */
+        uint64_t col_special = 0;   /* bit q: a NaN/Inf at position q of a column of the block */
         for (int j = 0; j < LANES; j++) {
-            size_t col = t * (size_t)n + (size_t)(j0 + (j < nl ? j : 0));
-            uint64_t x[MF_KMAX];
-            elems_get(eb, B, col * (size_t)k, k, x);
+            const size_t first = (t * (size_t)n + (size_t)(j0 + (j < nl ? j : 0))) * (size_t)k;
             for (int kk = 0; kk < k; kk++) {
                 const int q = lane_pos(kk, emu, g.L);
-                const uint32_t w = lane_word(in->fb, f8b, x[kk]), sig = w & 0xFFFF, cls = (w >> 26) & 3,
-                               neg = (w >> 28) & 1;
+                uint64_t x = elem_get(eb, B, first + (size_t)kk);
+                if (f8b)
+                    x = f8b[x & 0xFF];
+                const uint32_t w = tab_b ? tab_b[x & mask_b] : dec_word(fwb, x), sig = w & 0xFFFF,
+                               cls = (w >> 26) & 3, neg = (w >> 28) & 1;
                 dc.b_sig[q][j] = sig;
                 dc.b_exp[q][j] = sig ? (int32_t)((w >> 16) & 0x3FF) - 512 : ZERO_EXP;
                 dc.b_neg[q][j] = 0u - neg;
                 dc.b_cls[q][j] = CLS_BIT(cls) << (4 * neg);
-                col_special[q / g.L] |= w & W_SPECIAL;
+                col_special |= (uint64_t)((w >> 27) & 1) << q;
             }
         }
         for (int i = 0; i < m; i++) {
-            const size_t row_i = t * (size_t)m + (size_t)i;
-            uint32_t row_special[MF_KMAX / 4] = {0};
-            uint64_t x[MF_KMAX];
-            elems_get(ea, A, row_i * (size_t)k, k, x);
-            for (int kk = 0; kk < k; kk++) {
-                const int q = lane_pos(kk, emu, g.L);
-                const uint32_t w = lane_word(in->fa, f8a, x[kk]);
-                dc.a[q] = w;
-                row_special[q / g.L] |= w & W_SPECIAL;
+            const size_t row_i = t * (size_t)m + (size_t)i, first = row_i * (size_t)k;
+            uint64_t special = col_special;
+            if (!emu && tab_a && ea == 2 && mask_a == 0xFFFF) {   /* the common case: 16-bit inputs, one table */
+                const uint16_t *pa = (const uint16_t *)A + first;
+                uint32_t sp = 0;
+                for (int kk = 0; kk < k; kk++) {
+                    const uint32_t w = tab_a[pa[kk]];
+                    dc.a[kk] = w;
+                    sp |= w;
+                }
+                if (sp & W_SPECIAL)   /* rare: find the positions */
+                    for (int kk = 0; kk < k; kk++)
+                        special |= (uint64_t)((dc.a[kk] >> 27) & 1) << kk;
+            } else {
+                for (int kk = 0; kk < k; kk++) {
+                    const int q = lane_pos(kk, emu, g.L);
+                    uint64_t x = elem_get(ea, A, first + (size_t)kk);
+                    if (f8a)
+                        x = f8a[x & 0xFF];
+                    const uint32_t w = tab_a ? tab_a[x & mask_a] : dec_word(fwa, x);
+                    dc.a[q] = w;
+                    special |= (uint64_t)((w >> 27) & 1) << q;
+                }
             }
-            uint64_t c64[LANES];
-            elems_get(ec, C, row_i * (size_t)n + (size_t)j0, nl, c64);
             uint32_t c32[LANES];
             for (int j = 0; j < LANES; j++)
-                c32[j] = (uint32_t)c64[j < nl ? j : 0];
+                c32[j] = (uint32_t)elem_get(ec, C, row_i * (size_t)n + (size_t)(j0 + (j < nl ? j : 0)));
             v8u c;
             memcpy(&c, c32, sizeof c);
-            row(&dc, &g, row_special, col_special, &c);
+            row(&dc, &g, special, &c);
             memcpy(c32, &c, sizeof c32);
             for (int j = 0; j < nl; j++)
                 elem_set(ed, D, row_i * (size_t)n + (size_t)(j0 + j), c32[j]);

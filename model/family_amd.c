@@ -25,7 +25,6 @@ static inline mf_value decode16(uint64_t x, const int ebits, const int fbits)
     return r;
 }
 
-
 /* m * 2^s as 128 bits (0 <= s <= 127), quick when s < 64 (f16 products,
  * whose exponents span under 64 bits, always are). */
 static inline mf_u128 shl128(uint64_t m, int s)

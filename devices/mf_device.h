@@ -90,23 +90,13 @@ void mf_tile_get_case(const mf_instr *in, int m, int n, int k, const void *A, co
 /* Read element idx of an ABI array of format f. */
 static inline uint64_t mf_abi_get(mf_format f, const void *base, size_t idx)
 {
-    switch (mf_tile_elem_bytes(f)) {
-    case 8: return ((const uint64_t *)base)[idx];
-    case 4: return ((const uint32_t *)base)[idx];
-    case 2: return ((const uint16_t *)base)[idx];
-    default: return ((const uint8_t *)base)[idx];
-    }
+    return mf_elem_get(mf_tile_elem_bytes(f), base, idx);
 }
 
 /* Write element idx of an ABI array of format f. */
 static inline void mf_abi_set(mf_format f, void *base, size_t idx, uint64_t v)
 {
-    switch (mf_tile_elem_bytes(f)) {
-    case 8: ((uint64_t *)base)[idx] = v; break;
-    case 4: ((uint32_t *)base)[idx] = (uint32_t)v; break;
-    case 2: ((uint16_t *)base)[idx] = (uint16_t)v; break;
-    default: ((uint8_t *)base)[idx] = (uint8_t)v; break;
-    }
+    mf_elem_set(mf_tile_elem_bytes(f), base, idx, v);
 }
 
 /* The compilation target that runs instruction `in` natively ("sm_90a",

@@ -365,16 +365,6 @@ static int parse_opts(int argc, char **argv, run_opts *o)
 
 /* ------------------------------------------------------------ workers */
 
-static inline uint64_t get_elem(size_t bytes, const void *base, size_t idx)
-{
-    switch (bytes) {
-    case 8: return ((const uint64_t *)base)[idx];
-    case 4: return ((const uint32_t *)base)[idx];
-    case 2: return ((const uint16_t *)base)[idx];
-    default: return ((const uint8_t *)base)[idx];
-    }
-}
-
 /* Compare every output element of tiles [t0, t1) of batch b with the model
  * (mf_eval_tiles, one tile at a time into a scratch tile). */
 static void eval_range(batch *b, size_t t0, size_t t1, int w)
@@ -402,7 +392,7 @@ static void eval_range(batch *b, size_t t0, size_t t1, int w)
         if (!memcmp(dt, want, mn * ed))
             continue;   /* the common case: the whole tile agrees bit for bit */
         for (size_t o = 0; o < mn; o++) {
-            uint64_t d = get_elem(ed, dt, o), mv = get_elem(ed, want, o);
+            uint64_t d = mf_elem_get(ed, dt, o), mv = mf_elem_get(ed, want, o);
             if (d != mv && !mf_output_equal(in, d, mv)) {
                 nmis++;
                 if (nrec < REC_PER_WORKER)

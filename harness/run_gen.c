@@ -138,17 +138,6 @@ static vfmt vfmt_of(mf_format f)
     return v;
 }
 
-/* Write element idx of an ABI array of es-byte elements. */
-static inline void put1(size_t es, void *base, size_t idx, uint64_t v)
-{
-    switch (es) {
-    case 8: ((uint64_t *)base)[idx] = v; break;
-    case 4: ((uint32_t *)base)[idx] = (uint32_t)v; break;
-    case 2: ((uint16_t *)base)[idx] = (uint16_t)v; break;
-    default: ((uint8_t *)base)[idx] = (uint8_t)v; break;
-    }
-}
-
 /* rv_make with the layout at hand: the common case (a normal value of a
  * signed format) inline. */
 static inline uint64_t vf_make(const vfmt *v, int sign, int e, uint64_t frac)
@@ -288,7 +277,7 @@ static void uniform_run(rng *r, const vfmt *v, void *base, size_t first, size_t 
             x = rng_next(r);
             left = 64;
         }
-        put1(es, base, first + i, x & mask);
+        mf_elem_set(es, base, first + i, x & mask);
         x = w < 64 ? x >> w : 0;
         left -= w;
     }
@@ -314,17 +303,17 @@ static void fill_plan(const gen_ctx *g, size_t slot, rng *r, const int *ea, cons
     for (int i = 0; i < g->m; i++)
         for (int kk = 0; kk < g->k; kk++) {
             uint64_t x = rng_next(r);
-            put1(va.es, g->A, IA(i, kk), ea[kk] == INT_MIN ? 0 : vf_at(&va, x, ea[kk], w));
+            mf_elem_set(va.es, g->A, IA(i, kk), ea[kk] == INT_MIN ? 0 : vf_at(&va, x, ea[kk], w));
         }
     for (int j = 0; j < g->n; j++)
         for (int kk = 0; kk < g->k; kk++) {
             uint64_t x = rng_next(r);
-            put1(vb.es, g->B, IB(j, kk), eb[kk] == INT_MIN ? 0 : vf_at(&vb, x, eb[kk], w));
+            mf_elem_set(vb.es, g->B, IB(j, kk), eb[kk] == INT_MIN ? 0 : vf_at(&vb, x, eb[kk], w));
         }
     for (int i = 0; i < g->m; i++)
         for (int j = 0; j < g->n; j++) {
             uint64_t x = rng_next(r);
-            put1(vc.es, g->C, IC(i, j), ec == INT_MIN ? 0 : vf_at(&vc, x, ec - w, 2 * w));
+            mf_elem_set(vc.es, g->C, IC(i, j), ec == INT_MIN ? 0 : vf_at(&vc, x, ec - w, 2 * w));
         }
     if (in->n_scales)
         fill_scales(g, slot, r, 0);
@@ -375,7 +364,7 @@ static void gen_cancel(const gen_ctx *g, size_t slot, rng *r)
             } else {
                 v = vf_at(&va, x, ea, 1);
             }
-            put1(va.es, g->A, IA(i, kk), v);
+            mf_elem_set(va.es, g->A, IA(i, kk), v);
             if (mode && kk == 0)
                 a0[i] = mf_decode(in->fa, v);
             prev = v;
@@ -392,7 +381,7 @@ static void gen_cancel(const gen_ctx *g, size_t slot, rng *r)
             } else {
                 v = vf_at(&vb, x, eb, 1);
             }
-            put1(vb.es, g->B, IB(j, kk), v);
+            mf_elem_set(vb.es, g->B, IB(j, kk), v);
             if (mode && kk == 0)
                 b0[j] = mf_decode(in->fb, v);
             prev = v;
@@ -408,7 +397,7 @@ static void gen_cancel(const gen_ctx *g, size_t slot, rng *r)
             } else {
                 c = x & 1 ? 0 : vf_at(&vc, rng_next(r), ea + eb - 8 - (int)(((x >> 1) & 0xFFFF) * 23 >> 16), 0);
             }
-            put1(vc.es, g->C, IC(i, j), c);
+            mf_elem_set(vc.es, g->C, IC(i, j), c);
         }
     if (in->n_scales)
         fill_scales(g, slot, r, 0);
@@ -429,7 +418,7 @@ static void gen_special(const gen_ctx *g, size_t slot, rng *r)
             uint64_t x = rng_next(r);
             /* three in eight a special value, else a number near 1 (exponent -4..4) */
             uint64_t val = (x & 7) < 3 ? list[(((x >> 8) & 0xFFFF) * nlist) >> 16] : vf_at(&v[a], rng_next(r), -4, 8);
-            put1(v[a].es, base[a], first[a] + i, val);
+            mf_elem_set(v[a].es, base[a], first[a] + i, val);
         }
     }
     if (in->n_scales)
@@ -532,13 +521,13 @@ static void gen_table(const gen_ctx *g, size_t slot, rng *r, uint64_t tile)
     const vfmt va = vfmt_of(in->fa), vb = vfmt_of(in->fb), vc = vfmt_of(in->fc);
     for (int i = 0; i < g->m; i++)
         for (int kk = 0; kk < g->k; kk++)
-            put1(va.es, g->A, IA(i, kk), table_value(r, &va, rng_next(r), xa, pat, 1));
+            mf_elem_set(va.es, g->A, IA(i, kk), table_value(r, &va, rng_next(r), xa, pat, 1));
     for (int j = 0; j < g->n; j++)
         for (int kk = 0; kk < g->k; kk++)
-            put1(vb.es, g->B, IB(j, kk), table_value(r, &vb, rng_next(r), xb, pat, 1));
+            mf_elem_set(vb.es, g->B, IB(j, kk), table_value(r, &vb, rng_next(r), xb, pat, 1));
     for (int i = 0; i < g->m; i++)
         for (int j = 0; j < g->n; j++)
-            put1(vc.es, g->C, IC(i, j), table_value(r, &vc, rng_next(r), xc, pat, 0));
+            mf_elem_set(vc.es, g->C, IC(i, j), table_value(r, &vc, rng_next(r), xc, pat, 0));
     if (in->n_scales)
         fill_scales(g, slot, r, 0);
 }

@@ -166,9 +166,6 @@ uint64_t mf_eval_t_fdpa(const mf_instr *in, const mf_case *cs, const mf_trace *t
     return c;
 }
 
-/* GST-FDPA: products of e2m1 summed exactly in groups of G, each group sum
- * scaled by its block's scales, then a truncated fused sum of the group
- * terms and c. */
 /* e2m1 x e2m1 products, signed, in units of 2^-2: index (a << 4) | b. */
 static int16_t e2m1_products[256];
 
@@ -237,6 +234,9 @@ static int gst_fdpa_fast(const mf_instr *in, const mf_case *cs, uint64_t *d)
     return 0;
 }
 
+/* GST-FDPA: products of e2m1 summed exactly in groups of G, each group sum
+ * scaled by its block's scales, then a truncated fused sum of the group
+ * terms and c. */
 uint64_t mf_eval_gst_fdpa(const mf_instr *in, const mf_case *cs, const mf_trace *tr)
 {
     uint64_t fast;
@@ -327,13 +327,13 @@ uint64_t mf_eval_f16_emu(const mf_instr *in, const mf_case *cs, const mf_trace *
      * sm_90 (SASS of the wrappers): K=32 is two HMMA.16816, K=16 two
      * HMMA.1688; pass p takes the k with ((k >> 1) & 1) == p, because each
      * f16 register unpacks two adjacent fp8 bytes (F2FP.F16.*.UNPACK_B of the
-     * low half, then of .H1).  The inputs go straight to their pass: k to
-     * position ((k >> 1) & 1) * K/2 + (k >> 2) * 2 + (k & 1). */
+     * low half, then of .H1).  The inputs go straight to their pass
+     * (mf_f16_emu_pos). */
     const uint16_t *ta = mf_fp8_f16_table(in->fa), *tb = mf_fp8_f16_table(in->fb);
     const int half = in->k / 2;
     uint64_t a16[MF_KMAX], b16[MF_KMAX];
     for (int k = 0; k < in->k; k++) {
-        const int pos = ((k >> 1) & 1) * half + ((k >> 2) << 1) + (k & 1);
+        const int pos = mf_f16_emu_pos(k, half);
         a16[pos] = ta[cs->a[k] & 0xFF];
         b16[pos] = tb[cs->b[k] & 0xFF];
     }

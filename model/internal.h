@@ -157,6 +157,13 @@ uint64_t mf_eval_gst_fdpa(const mf_instr *in, const mf_case *cs, const mf_trace 
 uint64_t mf_eval_f16_emu(const mf_instr *in, const mf_case *cs, const mf_trace *tr);
 /* e4m3 or e5m2 (f) to f16 bits, indexed by the fp8 byte: exact; NaN -> 0x7FFF. */
 const uint16_t *mf_fp8_f16_table(mf_format f);
+/* F16-emu's two HMMA passes (mf_eval_f16_emu): pass p takes the k with
+ * ((k >> 1) & 1) == p; k's place when the passes lie one after the other,
+ * half = K/2 positions each. */
+static inline int mf_f16_emu_pos(int k, int half)
+{
+    return ((k >> 1) & 1) * half + ((k >> 2) << 1) + (k & 1);
+}
 uint64_t mf_eval_fma_chain(const mf_instr *in, const mf_case *cs, const mf_trace *tr);
 uint64_t mf_eval_e_fdpa(const mf_instr *in, const mf_case *cs, const mf_trace *tr);
 uint64_t mf_eval_ftz_mul_add(const mf_instr *in, const mf_case *cs, const mf_trace *tr);

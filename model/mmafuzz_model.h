@@ -236,6 +236,28 @@ static inline size_t mf_tile_elem_bytes(mf_format f)
     int bits = mf_format_get(f)->bits;
     return bits > 32 ? 8 : bits > 16 ? 4 : bits > 8 ? 2 : 1;
 }
+
+/* Element idx of a tile array of es-byte elements (es from mf_tile_elem_bytes;
+ * hot loops look it up once and pass it in). */
+static inline uint64_t mf_elem_get(size_t es, const void *base, size_t idx)
+{
+    switch (es) {
+    case 8: return ((const uint64_t *)base)[idx];
+    case 4: return ((const uint32_t *)base)[idx];
+    case 2: return ((const uint16_t *)base)[idx];
+    default: return ((const uint8_t *)base)[idx];
+    }
+}
+
+static inline void mf_elem_set(size_t es, void *base, size_t idx, uint64_t v)
+{
+    switch (es) {
+    case 8: ((uint64_t *)base)[idx] = v; break;
+    case 4: ((uint32_t *)base)[idx] = (uint32_t)v; break;
+    case 2: ((uint16_t *)base)[idx] = (uint16_t)v; break;
+    default: ((uint8_t *)base)[idx] = (uint8_t)v; break;
+    }
+}
 void mf_eval_tiles(const mf_instr *in, int m, int n, int k, size_t ntiles, const void *A, const void *B,
                    const void *C, const void *SA, const void *SB, void *D);
 

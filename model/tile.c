@@ -14,37 +14,6 @@
 
 #include <string.h>
 
-static inline uint64_t elem_get(size_t es, const void *base, size_t idx)
-{
-    switch (es) {
-    case 8: return ((const uint64_t *)base)[idx];
-    case 4: return ((const uint32_t *)base)[idx];
-    case 2: return ((const uint16_t *)base)[idx];
-    default: return ((const uint8_t *)base)[idx];
-    }
-}
-
-/* n consecutive elements from index first, widened to 64 bits. */
-static inline void elems_get(size_t es, const void *base, size_t first, int n, uint64_t *out)
-{
-    switch (es) {
-    case 8: for (int i = 0; i < n; i++) out[i] = ((const uint64_t *)base)[first + (size_t)i]; break;
-    case 4: for (int i = 0; i < n; i++) out[i] = ((const uint32_t *)base)[first + (size_t)i]; break;
-    case 2: for (int i = 0; i < n; i++) out[i] = ((const uint16_t *)base)[first + (size_t)i]; break;
-    default: for (int i = 0; i < n; i++) out[i] = ((const uint8_t *)base)[first + (size_t)i]; break;
-    }
-}
-
-static inline void elem_set(size_t es, void *base, size_t idx, uint64_t v)
-{
-    switch (es) {
-    case 8: ((uint64_t *)base)[idx] = v; break;
-    case 4: ((uint32_t *)base)[idx] = (uint32_t)v; break;
-    case 2: ((uint16_t *)base)[idx] = (uint16_t)v; break;
-    default: ((uint8_t *)base)[idx] = (uint8_t)v; break;
-    }
-}
-
 /* --------------------------------------------------------- any family */
 
 /* Tile t, element by element through mf_eval (rows/columns copied once). */
@@ -59,17 +28,17 @@ static void tile_by_case(const mf_instr *in, int m, int n, int k, size_t t, cons
     for (int i = 0; i < m; i++) {
         size_t row = t * (size_t)m + (size_t)i;
         for (int q = 0; q < k; q++)
-            cs.a[q] = elem_get(ea, A, row * (size_t)k + (size_t)q);
+            cs.a[q] = mf_elem_get(ea, A, row * (size_t)k + (size_t)q);
         for (size_t q = 0; q < S; q++)
-            cs.sa[q] = elem_get(es, SA, row * S + q);
+            cs.sa[q] = mf_elem_get(es, SA, row * S + q);
         for (int j = 0; j < n; j++) {
             size_t col = t * (size_t)n + (size_t)j;
             for (int q = 0; q < k; q++)
-                cs.b[q] = elem_get(eb, B, col * (size_t)k + (size_t)q);
+                cs.b[q] = mf_elem_get(eb, B, col * (size_t)k + (size_t)q);
             for (size_t q = 0; q < S; q++)
-                cs.sb[q] = elem_get(es, SB, col * S + q);
-            cs.c = elem_get(ec, C, row * (size_t)n + (size_t)j);
-            elem_set(ed, D, row * (size_t)n + (size_t)j, mf_eval(in, &cs));
+                cs.sb[q] = mf_elem_get(es, SB, col * S + q);
+            cs.c = mf_elem_get(ec, C, row * (size_t)n + (size_t)j);
+            mf_elem_set(ed, D, row * (size_t)n + (size_t)j, mf_eval(in, &cs));
         }
     }
 }
@@ -248,18 +217,11 @@ static int lanes_ok(const mf_instr *in, int k)
     return in->e_zero <= 1 - mf_format_get(in->fc)->bias && in->e_zero <= 1 - mf_format_get(in->fd)->bias;
 }
 
-/* Where K position kk goes in a decoded row: kk itself, or for F16-emu the
- * two passes one after the other (pass (kk >> 1) & 1, see mf_eval_f16_emu;
- * within a chunk the order does not matter). */
+/* Where K position kk goes in a decoded row: kk itself, or for F16-emu its
+ * place among the two passes (mf_f16_emu_pos). */
 static inline int lane_pos(int kk, int emu, int half)
 {
-    return emu ? ((kk >> 1) & 1) * half + ((kk >> 2) << 1) + (kk & 1) : kk;
-}
-
-/* The packed word of input x: F16-emu inputs are their f16 values. */
-static inline uint32_t lane_word(mf_format f, const uint16_t *fp8_f16, uint64_t x)
-{
-    return fp8_f16 ? dec_word(MF_FMT_F16, fp8_f16[x & 0xFF]) : dec_word(f, x);
+    return emu ? mf_f16_emu_pos(kk, half) : kk;
 }
 
 /* Leading zeros of each lane (lanes that are 0 give 31: callers mask them). */
@@ -451,8 +413,9 @@ static void tile_t_fdpa_lanes(const mf_instr *in, int m, int n, int k, size_t t,
     const int emu = in->family == MF_F16_EMU;
     const int fra = emu ? 10 : mf_format_get(in->fa)->frac_bits, frb = emu ? 10 : mf_format_get(in->fb)->frac_bits;
     const uint16_t *f8a = emu ? mf_fp8_f16_table(in->fa) : NULL, *f8b = emu ? mf_fp8_f16_table(in->fb) : NULL;
+    const int L = emu ? k / 2 : in->L;
     const lanes_cfg g = {
-        .L = emu ? k / 2 : in->L,
+        .L = L,
         .F = in->F,
         .up = in->F - (fra + frb),
         .e_zero = in->e_zero,
@@ -461,7 +424,7 @@ static void tile_t_fdpa_lanes(const mf_instr *in, int m, int n, int k, size_t t,
         .c_f32 = (emu ? in->fd : in->fc) == MF_FMT_F32,
         .d_f32 = in->fd == MF_FMT_F32,
         .emu = emu,
-        .chunk_mask = (emu ? k / 2 : in->L) >= 64 ? ~UINT64_C(0) : (UINT64_C(1) << (emu ? k / 2 : in->L)) - 1,
+        .chunk_mask = L >= 64 ? ~UINT64_C(0) : (UINT64_C(1) << L) - 1,
     };
     void (*row)(const tile_dec *, const lanes_cfg *, uint64_t, v8u *) =
         in->rho == MF_RZ_FP32 ? row_lanes_rz32 : in->rho == MF_RZ_E8M13 ? row_lanes_rz13 : row_lanes_rne16;
@@ -478,7 +441,7 @@ static void tile_t_fdpa_lanes(const mf_instr *in, int m, int n, int k, size_t t,
             const size_t first = (t * (size_t)n + (size_t)(j0 + (j < nl ? j : 0))) * (size_t)k;
             for (int kk = 0; kk < k; kk++) {
                 const int q = lane_pos(kk, emu, g.L);
-                uint64_t x = elem_get(eb, B, first + (size_t)kk);
+                uint64_t x = mf_elem_get(eb, B, first + (size_t)kk);
                 if (f8b)
                     x = f8b[x & 0xFF];
                 const uint32_t w = tab_b ? tab_b[x & mask_b] : dec_word(fwb, x), sig = w & 0xFFFF,
@@ -507,7 +470,7 @@ static void tile_t_fdpa_lanes(const mf_instr *in, int m, int n, int k, size_t t,
             } else {
                 for (int kk = 0; kk < k; kk++) {
                     const int q = lane_pos(kk, emu, g.L);
-                    uint64_t x = elem_get(ea, A, first + (size_t)kk);
+                    uint64_t x = mf_elem_get(ea, A, first + (size_t)kk);
                     if (f8a)
                         x = f8a[x & 0xFF];
                     const uint32_t w = tab_a ? tab_a[x & mask_a] : dec_word(fwa, x);
@@ -517,13 +480,13 @@ static void tile_t_fdpa_lanes(const mf_instr *in, int m, int n, int k, size_t t,
             }
             uint32_t c32[LANES];
             for (int j = 0; j < LANES; j++)
-                c32[j] = (uint32_t)elem_get(ec, C, row_i * (size_t)n + (size_t)(j0 + (j < nl ? j : 0)));
+                c32[j] = (uint32_t)mf_elem_get(ec, C, row_i * (size_t)n + (size_t)(j0 + (j < nl ? j : 0)));
             v8u c;
             memcpy(&c, c32, sizeof c);
             row(&dc, &g, special, &c);
             memcpy(c32, &c, sizeof c32);
             for (int j = 0; j < nl; j++)
-                elem_set(ed, D, row_i * (size_t)n + (size_t)(j0 + j), c32[j]);
+                mf_elem_set(ed, D, row_i * (size_t)n + (size_t)(j0 + j), c32[j]);
         }
     }
 }

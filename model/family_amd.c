@@ -10,28 +10,10 @@
 
 /* ------------------------------------------------------------ E-FDPA */
 
-/* The fields of a 16-bit IEEE-style value (f16: 5/10, bf16: 8/7 exponent and
- * fraction bits) computed from the bits: what mf_decode_fast gives, without
- * the 256 KB table, whose lines random inputs rarely find in the L1 cache. */
-static inline mf_value decode16(uint64_t x, const int ebits, const int fbits)
-{
-    const uint32_t v = (uint32_t)x & 0xFFFF, emax = (1u << ebits) - 1, e = (v >> fbits) & emax,
-                   f = v & ((1u << fbits) - 1);
-    mf_value r;
-    r.sign = (uint8_t)(v >> 15);
-    r.sig = f | (e ? 1u << fbits : 0);
-    r.exp = (int)(e ? e : 1) - (int)(emax >> 1);
-    r.cls = (uint8_t)(e == emax ? (f ? MF_CLS_NAN : MF_CLS_INF) : (e | f) ? MF_CLS_FINITE : MF_CLS_ZERO);
-    return r;
-}
-
-/* m * 2^s as 128 bits (0 <= s <= 127), quick when s < 64 (f16 products,
- * whose exponents span under 64 bits, always are). */
+/* m * 2^s as 128 bits, 0 <= s < 64, without the general 128-bit shift. */
 static inline mf_u128 shl128(uint64_t m, int s)
 {
-    if (s < 64)
-        return ((mf_u128)((m >> 1) >> (63 - s)) << 64) | (mf_u128)(m << s);
-    return (mf_u128)(m << (s - 64)) << 64;
+    return ((mf_u128)((m >> 1) >> (63 - s)) << 64) | (mf_u128)(m << s);
 }
 
 /* An exact fixed-point accumulator wide enough for any sum of f16/bf16
@@ -140,8 +122,8 @@ static uint64_t acc_round_f32(wide_acc *acc)
     return mf_round_pack(MF_FMT_F32, neg, m, lo - ACC_LSB, 23, MF_RM_RNE);
 }
 
-/* One E-FDPA chunk without NaN/Inf, for formats whose products can lie far
- * apart (bf16): the nonzero products and c are exact terms m * 2^q with
+/* One E-FDPA chunk without NaN/Inf products, any input format (bf16's
+ * products can lie 500 bits apart): the nonzero products and c are exact terms m * 2^q with
  * m < 2^24.  Ordered by exponent, they form clusters, each spanning at most
  * 100 bits (its sum is exact in 128 bits) and each lying wholly above the
  * ones below (the lowest bit of a cluster's terms above the largest value
@@ -159,25 +141,26 @@ static int e_fdpa_chunk_clusters(const mf_instr *in, const mf_case *cs, int k0, 
     int special = 0;
     const int bf16 = in->fa == MF_FMT_BF16 && in->fb == MF_FMT_BF16;
     for (int i = 0; i < in->L; i++) {
-        mf_value va = bf16 ? decode16(cs->a[k0 + i], 8, 7) : mf_decode_fast(in->fa, cs->a[k0 + i]),
-                 vb = bf16 ? decode16(cs->b[k0 + i], 8, 7) : mf_decode_fast(in->fb, cs->b[k0 + i]);
+        /* bf16 from its fields: random inputs miss the 256 KB table in the L1 cache */
+        mf_value va = bf16 ? mf_decode_ieee(cs->a[k0 + i] & 0xFFFF, 8, 7, 127, 1) : mf_decode_fast(in->fa, cs->a[k0 + i]),
+                 vb = bf16 ? mf_decode_ieee(cs->b[k0 + i] & 0xFFFF, 8, 7, 127, 1) : mf_decode_fast(in->fb, cs->b[k0 + i]);
         special |= va.cls >= MF_CLS_INF || vb.cls >= MF_CLS_INF;
         neg[n] = va.sign ^ vb.sign;
         m[n] = va.sig * vb.sig;
         q[n] = va.exp + vb.exp - fr;
         n += m[n] != 0;
     }
-    const uint32_t ce = (c >> 23) & 0xFF, cf = c & 0x7FFFFFu;
     if (special)
         return -1;
-    if (ce == 0xFF) {   /* finite products and a NaN or Inf c (often an earlier chunk's overflow) */
-        *d = cf ? mf_canonical_nan(MF_FMT_F32) : c;
+    const mf_value vc = mf_decode_fast(MF_FMT_F32, c);
+    if (vc.cls >= MF_CLS_INF) {   /* finite products and a NaN or Inf c (often an earlier chunk's overflow) */
+        *d = vc.cls == MF_CLS_NAN ? mf_canonical_nan(MF_FMT_F32) : c;
         return 0;
     }
-    if (ce || cf) {
-        neg[n] = (int)(c >> 31);
-        m[n] = cf | (ce ? 0x800000u : 0);
-        q[n] = (ce ? (int)ce : 1) - 127 - 23;
+    if (vc.cls == MF_CLS_FINITE) {
+        neg[n] = vc.sign;
+        m[n] = vc.sig;
+        q[n] = vc.exp - 23;
         n++;
     }
     if (n == 0) {
@@ -232,14 +215,19 @@ static int e_fdpa_chunk_clusters(const mf_instr *in, const mf_case *cs, int k0, 
     return 0;
 }
 
-/* One E-FDPA chunk of f16 products without NaN/Inf.  Every f16 product is
- * m * 2^q with m < 2^22 and -48 <= q <= 10, so in units of 2^-48 it is below
- * 2^80 and the products' sum is exact in a fixed 128-bit window, no
- * alignment needed.  c (binary32) joins the window when its last bit lies
- * inside it; far above the products it is the result; far below, where the
- * sum is at least 2^26 units, it only decides the direction of a sticky bit
- * (the sum's rounding position then lies at least 2 bits above the unit).
- * @return 0 when it applies, -1 for the other paths. */
+/* One E-FDPA chunk of f16 products without NaN/Inf, L <= 16.  Every f16
+ * product is m * 2^q with m < 2^22 and -48 <= q <= 10, so in units of 2^-48
+ * it is below 2^80, the products' sum below 2^84, exact in a fixed 128-bit
+ * window with no alignment.  c (binary32) with its last bit at unit 2^sc:
+ *   sc > 100: the sum lies under a quarter of c's last place, the result is c;
+ *   0 <= sc <= 100: one more exact term (below 2^124);
+ *   sc <= -24 and a sum of at least 2^26: c lies wholly under the unit and
+ *     only gives a sticky bit its sign (the rounding position lies at least
+ *     2 bits above the unit);
+ *   otherwise the window moves down to c's last bit (the sum, below 2^84
+ *   shifted by under 24, or below 2^26 shifted by at most 101, stays below
+ *   2^127).
+ * @return 0, or -1 for NaN/Inf. */
 static int e_fdpa_chunk_f16(const mf_case *cs, int k0, int L, uint32_t c, uint64_t *d)
 {
     const uint32_t *tab = mf_dec_tab[MF_FMT_F16];
@@ -253,34 +241,31 @@ static int e_fdpa_chunk_f16(const mf_case *cs, int k0, int L, uint32_t c, uint64
         const __int128 t = (__int128)shl128(m, s), nm = -(__int128)(((wa ^ wb) >> 28) & 1);
         P += (t ^ nm) - nm;
     }
-    const uint32_t ce = (c >> 23) & 0xFF, cf = c & 0x7FFFFFu;
-    if ((special & (UINT32_C(1) << 27)) || ce == 0xFF)
+    const mf_value vc = mf_decode_fast(MF_FMT_F32, c);
+    if ((special & (UINT32_C(1) << 27)) || vc.cls >= MF_CLS_INF)
         return -1;   /* NaN/Inf */
-    if (ce || cf) {
-        const uint64_t sig = cf | (ce ? 0x800000u : 0);
-        const int sc = (ce ? (int)ce : 1) - 150 + 48;   /* c's last bit, in units of 2^-48 */
-        const int cneg = (int)(c >> 31);
-        if (sc >= 0 && sc <= 100) {   /* inside: below 2^124 (the products stay below 2^82) */
-            const __int128 t = (__int128)((mf_u128)sig << sc), nm = -(__int128)cneg;
-            P += (t ^ nm) - nm;
-        } else if (sc > 104) {   /* |products| < 2^82 < a quarter of c's last place: c */
+    int e = -48;   /* the window's unit */
+    if (vc.cls == MF_CLS_FINITE) {
+        const int sc = vc.exp - 23 + 48;
+        const __int128 nm = -(__int128)vc.sign;
+        const mf_u128 pm = P < 0 ? (mf_u128)(-P) : (mf_u128)P;
+        if (sc > 100) {
             *d = c;
             return 0;
-        } else if (sc <= -24 && P != 0) {   /* c wholly under the unit: a sticky bit of its sign */
+        } else if (sc >= 0) {
+            const __int128 t = (__int128)((mf_u128)vc.sig << sc);
+            P += (t ^ nm) - nm;
+        } else if (sc <= -24 && pm >> 26) {
             const int ps = P < 0;
-            const mf_u128 pm = ps ? (mf_u128)(-P) : (mf_u128)P;
-            if (pm >> 26 == 0)
-                return -1;
-            const mf_u128 m2 = (pm << 1) + (cneg == ps ? 1 : 0) - (cneg == ps ? 0 : 1);
-            int e = -49;
+            const mf_u128 m2 = (pm << 1) + (vc.sign == ps ? 1 : 0) - (vc.sign == ps ? 0 : 1);
+            e = -49;
             const uint64_t m64 = mf_jam64(m2, &e);
             *d = mf_round64(ps, m64, e, 23, 23, 8, MF_RM_RNE);
             return 0;
-        } else if (sc <= -24) {   /* nothing else: c itself */
-            *d = c;
-            return 0;
         } else {
-            return -1;   /* c straddles the window's lowest bit, or lies just above it */
+            P = (__int128)((mf_u128)P << -sc);
+            P += ((__int128)vc.sig ^ nm) - nm;
+            e = -48 + sc;
         }
     }
     if (P == 0) {
@@ -288,7 +273,6 @@ static int e_fdpa_chunk_f16(const mf_case *cs, int k0, int L, uint32_t c, uint64
         return 0;
     }
     const int ps = P < 0;
-    int e = -48;
     const uint64_t m64 = mf_jam64(ps ? (mf_u128)(-P) : (mf_u128)P, &e);
     *d = mf_round64(ps, m64, e, 23, 23, 8, MF_RM_RNE);
     return 0;
@@ -297,93 +281,13 @@ static int e_fdpa_chunk_f16(const mf_case *cs, int k0, int L, uint32_t c, uint64
 uint64_t mf_eval_e_fdpa(const mf_instr *in, const mf_case *cs, const mf_trace *tr)
 {
     const int fr = mf_format_get(in->fa)->frac_bits + mf_format_get(in->fb)->frac_bits;
-    /* can two products lie more than 100 bits apart?  (a bound from the exponent
-     * ranges and fraction widths of A and B: true for bf16, false for f16) */
-    const mf_format_info *fa = mf_format_get(in->fa), *fb = mf_format_get(in->fb);
-    const int wide = (1 << fa->exp_bits) + (1 << fb->exp_bits) + fa->frac_bits + fb->frac_bits > 100;
-    const int f16 = in->fa == MF_FMT_F16 && in->fb == MF_FMT_F16 && in->L <= MF_KMAX;
+    const int f16 = in->fa == MF_FMT_F16 && in->fb == MF_FMT_F16 && in->L <= 16;
     uint64_t c = cs->c;
     for (int k0 = 0; k0 < in->k; k0 += in->L) {
-        if (!tr && wide) {   /* bf16: products often lie more than 100 bits apart */
+        if (!tr) {   /* f16: the fixed window; anything else, or what it leaves: the clusters */
             uint64_t d;
-            if (e_fdpa_chunk_clusters(in, cs, k0, fr, (uint32_t)c, &d) == 0) {
-                c = d;
-                continue;
-            }
-        } else if (!tr && f16) {
-            uint64_t d;
-            if (e_fdpa_chunk_f16(cs, k0, in->L, (uint32_t)c, &d) == 0) {
-                c = d;
-                continue;
-            }
-        }
-        if (!tr && !wide) {
-            /* fast path: all finite and the products within 100 bits of each
-             * other: their sum is exact in 128 bits, and adding c is a
-             * two-term sum, which mf_add_terms rounds exactly */
-            int special = ((c >> 23) & 0xFF) == 0xFF, qmin = 1 << 20, qtop = -(1 << 20);
-            int neg[MF_KMAX], q[MF_KMAX];
-            uint64_t m[MF_KMAX];
-            for (int k = 0; k < in->L; k++) {
-                mf_value va = mf_decode_fast(in->fa, cs->a[k0 + k]), vb = mf_decode_fast(in->fb, cs->b[k0 + k]);
-                special |= va.cls >= MF_CLS_INF || vb.cls >= MF_CLS_INF;
-                neg[k] = va.sign ^ vb.sign;
-                m[k] = va.sig * vb.sig;
-                q[k] = va.exp + vb.exp - fr;
-                if (m[k]) {
-                    qmin = q[k] < qmin ? q[k] : qmin;
-                    qtop = q[k] + 24 > qtop ? q[k] + 24 : qtop;
-                }
-            }
-            if (!special && (qtop < qmin || qtop - qmin <= 100)) {
-                __int128 P = 0;
-                for (int k = 0; k < in->L; k++) {   /* branch-free: zero products add 0 */
-                    const __int128 t = (__int128)shl128(m[k], m[k] ? q[k] - qmin : 0), nm = -(__int128)neg[k];
-                    P += (t ^ nm) - nm;
-                }
-                /* c is finite here: its fields straight from the bits */
-                const uint32_t ce = (uint32_t)(c >> 23) & 0xFF, cf = (uint32_t)c & 0x7FFFFFu;
-                mf_value vc;
-                vc.sign = (uint8_t)((c >> 31) & 1);
-                vc.cls = ce || cf ? MF_CLS_FINITE : MF_CLS_ZERO;
-                vc.sig = cf | (ce ? 0x800000u : 0);
-                vc.exp = (ce ? (int)ce : 1) - 127;
-                uint64_t d;
-                const int qc = vc.exp - 23;   /* c = sig * 2^qc */
-                if (vc.cls == MF_CLS_FINITE && qc >= qmin && qc - qmin <= 100) {
-                    /* c inside the window: one more exact term (below 2^124; the products sum below 2^102) */
-                    const __int128 t = (__int128)((mf_u128)vc.sig << (qc - qmin)), nm = -(__int128)vc.sign;
-                    P += (t ^ nm) - nm;
-                    vc.cls = MF_CLS_ZERO;
-                    if (P == 0) {
-                        c = 0;   /* exact cancellation: +0 */
-                        continue;
-                    }
-                } else if (vc.cls == MF_CLS_FINITE && qc - qmin > 104) {
-                    /* c far above: |products| < 2^(qmin + 102) < 2^(qc - 2), under a quarter of c's last
-                     * place (even where c is a power of two), so c + products rounds to c */
-                    c = (uint32_t)c;
-                    continue;
-                }
-                if (P == 0) {
-                    d = vc.cls == MF_CLS_ZERO ? 0 : c;   /* exact zero sums are +0 */
-                } else {
-                    int ps = P < 0, s, e;
-                    mf_u128 pm = ps ? (mf_u128)(-P) : (mf_u128)P, sm;
-                    if (vc.cls == MF_CLS_ZERO) {
-                        s = ps;
-                        sm = pm;
-                        e = qmin;
-                    } else {
-                        mf_add_terms(ps, pm, qmin, vc.sign, vc.sig, vc.exp - 23, &s, &sm, &e);
-                    }
-                    if (sm == 0) {
-                        d = 0;
-                    } else {
-                        uint64_t m64 = mf_jam64(sm, &e);
-                        d = mf_round64(s, m64, e, 23, 23, 8, MF_RM_RNE);
-                    }
-                }
+            if ((f16 && e_fdpa_chunk_f16(cs, k0, in->L, (uint32_t)c, &d) == 0) ||
+                e_fdpa_chunk_clusters(in, cs, k0, fr, (uint32_t)c, &d) == 0) {
                 c = d;
                 continue;
             }
@@ -764,12 +668,8 @@ uint64_t mf_eval_tr_fdpa(const mf_instr *in, const mf_case *cs, const mf_trace *
                 c = rc == TR_NAN ? mf_canonical_nan(MF_FMT_F32) : mf_pack_inf(MF_FMT_F32, rc == TR_NINF);
                 continue;
             }
-            if (rc == 0) {   /* c finite: its fields straight from the bits */
-                const uint32_t ce = (uint32_t)(c >> 23) & 0xFF, cf = (uint32_t)c & 0x7FFFFFu;
-                vc.sign = (uint8_t)((c >> 31) & 1);
-                vc.cls = ce || cf ? MF_CLS_FINITE : MF_CLS_ZERO;
-                vc.sig = cf | (ce ? 0x800000u : 0);
-                vc.exp = (ce ? (int)ce : 1) - 127;
+            if (rc == 0) {
+                vc = mf_decode_fast(MF_FMT_F32, c);
                 goto combine;
             }
         }

@@ -33,49 +33,24 @@ mf_format mf_format_by_name(const char *name)
     return MF_FMT_NONE;
 }
 
-/* Decode an IEEE-style layout: sign, ebits exponent, fbits fraction, with
- * the all-ones exponent reserved for Inf/NaN when `ieee_specials`. */
-static mf_value decode_ieee(uint64_t x, int ebits, int fbits, int bias, int ieee_specials)
-{
-    mf_value v;
-    uint64_t frac = x & ((UINT64_C(1) << fbits) - 1);
-    int e = (int)((x >> fbits) & ((1u << ebits) - 1));
-    v.sign = (uint8_t)((x >> (fbits + ebits)) & 1);
-    if (ieee_specials && e == (1 << ebits) - 1) {
-        v.cls = frac ? MF_CLS_NAN : MF_CLS_INF;
-        v.sig = 0;
-        v.exp = 0;
-        return v;
-    }
-    if (e == 0) {
-        v.sig = frac;
-        v.exp = 1 - bias;
-        v.cls = frac ? MF_CLS_FINITE : MF_CLS_ZERO;
-        return v;
-    }
-    v.sig = frac | (UINT64_C(1) << fbits);
-    v.exp = e - bias;
-    v.cls = MF_CLS_FINITE;
-    return v;
-}
 
 mf_value mf_decode(mf_format f, uint64_t x)
 {
     mf_value v;
     switch (f) {
     case MF_FMT_F64:
-        return decode_ieee(x, 11, 52, 1023, 1);
+        return mf_decode_ieee(x, 11, 52, 1023, 1);
     case MF_FMT_F32:
-        return decode_ieee(x & 0xFFFFFFFFu, 8, 23, 127, 1);
+        return mf_decode_ieee(x & 0xFFFFFFFFu, 8, 23, 127, 1);
     case MF_FMT_TF32:
         /* The tensor cores read the top 19 bits only (DOMAIN section 2). */
-        return decode_ieee((x & 0xFFFFFFFFu) >> 13, 8, 10, 127, 1);
+        return mf_decode_ieee((x & 0xFFFFFFFFu) >> 13, 8, 10, 127, 1);
     case MF_FMT_F16:
-        return decode_ieee(x & 0xFFFF, 5, 10, 15, 1);
+        return mf_decode_ieee(x & 0xFFFF, 5, 10, 15, 1);
     case MF_FMT_BF16:
-        return decode_ieee(x & 0xFFFF, 8, 7, 127, 1);
+        return mf_decode_ieee(x & 0xFFFF, 8, 7, 127, 1);
     case MF_FMT_E5M2:
-        return decode_ieee(x & 0xFF, 5, 2, 15, 1);
+        return mf_decode_ieee(x & 0xFF, 5, 2, 15, 1);
     case MF_FMT_E4M3:
         x &= 0xFF;
         if ((x & 0x7F) == 0x7F) { /* S.1111.111 is the only NaN; no Inf */
@@ -85,7 +60,7 @@ mf_value mf_decode(mf_format f, uint64_t x)
             v.exp = 0;
             return v;
         }
-        return decode_ieee(x, 4, 3, 7, 0);
+        return mf_decode_ieee(x, 4, 3, 7, 0);
     case MF_FMT_E4M3FNUZ:
     case MF_FMT_E5M2FNUZ:
         x &= 0xFF;
@@ -96,13 +71,13 @@ mf_value mf_decode(mf_format f, uint64_t x)
             v.exp = 0;
             return v;
         }
-        return f == MF_FMT_E4M3FNUZ ? decode_ieee(x, 4, 3, 8, 0) : decode_ieee(x, 5, 2, 16, 0);
+        return f == MF_FMT_E4M3FNUZ ? mf_decode_ieee(x, 4, 3, 8, 0) : mf_decode_ieee(x, 5, 2, 16, 0);
     case MF_FMT_E3M2:
-        return decode_ieee(x & 0x3F, 3, 2, 3, 0);
+        return mf_decode_ieee(x & 0x3F, 3, 2, 3, 0);
     case MF_FMT_E2M3:
-        return decode_ieee(x & 0x3F, 2, 3, 1, 0);
+        return mf_decode_ieee(x & 0x3F, 2, 3, 1, 0);
     case MF_FMT_E2M1:
-        return decode_ieee(x & 0xF, 2, 1, 1, 0);
+        return mf_decode_ieee(x & 0xF, 2, 1, 1, 0);
     case MF_FMT_UE8M0:
         x &= 0xFF;
         v.sign = 0;
@@ -120,7 +95,7 @@ mf_value mf_decode(mf_format f, uint64_t x)
             v.exp = 0;
             return v;
         }
-        return decode_ieee(x, 4, 3, 7, 0);
+        return mf_decode_ieee(x, 4, 3, 7, 0);
     default:
         v.sign = 0;
         v.cls = MF_CLS_NAN;

@@ -19,9 +19,40 @@ typedef unsigned __int128 mf_u128;
 extern const uint32_t *mf_dec_tab[MF_FMT_COUNT];
 extern uint32_t mf_dec_mask[MF_FMT_COUNT];
 
-/* mf_decode through the tables where they exist.  Same results. */
+/* An IEEE-style value: fraction in the low fbits, then ebits of exponent
+ * (bias as given), then the sign; ieee_specials: the top exponent is Inf/NaN
+ * (they decode to sig 0, exp 0).  mf_decode's decoder for every format, and
+ * inline here so that constant fields fold. */
+static inline mf_value mf_decode_ieee(uint64_t x, int ebits, int fbits, int bias, int ieee_specials)
+{
+    mf_value v;
+    uint64_t frac = x & ((UINT64_C(1) << fbits) - 1);
+    int e = (int)((x >> fbits) & ((1u << ebits) - 1));
+    v.sign = (uint8_t)((x >> (fbits + ebits)) & 1);
+    if (ieee_specials && e == (1 << ebits) - 1) {
+        v.cls = frac ? MF_CLS_NAN : MF_CLS_INF;
+        v.sig = 0;
+        v.exp = 0;
+        return v;
+    }
+    if (e == 0) {
+        v.sig = frac;
+        v.exp = 1 - bias;
+        v.cls = frac ? MF_CLS_FINITE : MF_CLS_ZERO;
+        return v;
+    }
+    v.sig = frac | (UINT64_C(1) << fbits);
+    v.exp = e - bias;
+    v.cls = MF_CLS_FINITE;
+    return v;
+}
+
+/* mf_decode through the tables where they exist, binary32 from its fields.
+ * Same results. */
 static inline mf_value mf_decode_fast(mf_format f, uint64_t x)
 {
+    if (f == MF_FMT_F32)
+        return mf_decode_ieee(x & 0xFFFFFFFFu, 8, 23, 127, 1);
     const uint32_t *t = mf_dec_tab[f];
     if (t) {
         uint32_t w = t[x & mf_dec_mask[f]];

@@ -8,18 +8,14 @@
 
 #define MAX_TERMS (MF_KMAX + 1)
 
-/* Exponent and fraction-bit count of a rho, and the output format. */
-static uint64_t finish_rho(mf_format fd, mf_rho rho, int sign, mf_u128 mag, int exp)
+/* Step 6: the sum (below 2^64) converted with rho into the output format. */
+static uint64_t finish_rho(mf_format fd, mf_rho rho, int sign, uint64_t mag, int exp)
 {
     switch (rho) {
-    case MF_RZ_FP32:
-        return mf_round_pack(MF_FMT_F32, sign, mag, exp, 23, MF_RM_RZ);
-    case MF_RZ_E8M13:
-        return mf_round_pack(MF_FMT_F32, sign, mag, exp, 13, MF_RM_RZ);
-    case MF_RNE_FP16:
-        return mf_round_pack(MF_FMT_F16, sign, mag, exp, 10, MF_RM_RNE);
-    default:
-        return mf_round_pack(fd, sign, mag, exp, mf_format_get(fd)->frac_bits, MF_RM_RNE);
+    case MF_RZ_FP32: return mf_round64(sign, mag, exp, 23, 23, 8, MF_RM_RZ);
+    case MF_RZ_E8M13: return mf_round64(sign, mag, exp, 13, 23, 8, MF_RM_RZ);
+    case MF_RNE_FP16: return mf_round64(sign, mag, exp, 10, 10, 5, MF_RM_RNE);
+    default: return mf_round_pack(fd, sign, mag, exp, mf_format_get(fd)->frac_bits, MF_RM_RNE);
     }
 }
 
@@ -179,20 +175,16 @@ __attribute__((constructor)) static void build_e2m1_products(void)
         }
 }
 
-/* GST-FDPA without NaN scales and with a finite c, e2m1 inputs: the group
- * sums from the product table, then the truncated fused sum of the group
- * terms and c (finish_fused's steps) in 64 bits.  @return 0 when it applies. */
+/* GST-FDPA with e2m1 inputs, untraced: the group sums from the product
+ * table, then finish_fused.  @return 0 when it applies (no NaN scale). */
 static int gst_fdpa_fast(const mf_instr *in, const mf_case *cs, uint64_t *d)
 {
-    if (in->fa != MF_FMT_E2M1 || in->fb != MF_FMT_E2M1 || in->fc != MF_FMT_F32 || in->fd != MF_FMT_F32 ||
-        in->rho != MF_RZ_FP32 || in->L != in->k || in->k / in->x > MF_KMAX)
+    if (in->fa != MF_FMT_E2M1 || in->fb != MF_FMT_E2M1 || in->L != in->k)
         return -1;
-    const uint32_t c = (uint32_t)cs->c, ce = (c >> 23) & 0xFF;
-    if (ce == 0xFF)
-        return -1;
-    const int G = in->x, fsb = mf_format_get(in->fs)->frac_bits, F = in->F;
-    int n = 0, e[MF_KMAX + 1], fr[MF_KMAX + 1], neg[MF_KMAX + 1];
-    uint64_t mag[MF_KMAX + 1];
+    const int G = in->x, fsb = mf_format_get(in->fs)->frac_bits;
+    fused_sum fs;
+    fs.n = 0;
+    fs.nan = fs.pinf = fs.ninf = 0;
     for (int g0 = 0; g0 < in->k; g0 += G) {
         int P = 0, nonzero = 0;
         for (int k = g0; k < g0 + G; k++) {
@@ -205,32 +197,12 @@ static int gst_fdpa_fast(const mf_instr *in, const mf_case *cs, uint64_t *d)
         if (sa.cls == MF_CLS_NAN || sb.cls == MF_CLS_NAN)
             return -1;
         const uint64_t SS = sa.sig * sb.sig;
-        neg[n] = P < 0;
-        mag[n] = (uint64_t)(P < 0 ? -P : P) * SS;
-        e[n] = nonzero && SS ? sa.exp + sb.exp : in->e_zero;   /* all-zero group or zero scale: e_zero */
-        fr[n] = 2 + 2 * fsb;
-        n++;
+        /* all-zero group or zero scale: e_zero (as the general path below) */
+        add_term(&fs, P < 0, (uint64_t)(P < 0 ? -P : P) * SS, nonzero && SS ? sa.exp + sb.exp : in->e_zero,
+                 2 + 2 * fsb);
     }
-    /* c (a zero c takes e_zero) */
-    neg[n] = (int)(c >> 31);
-    mag[n] = (c & 0x7FFFFFu) | (ce ? 0x800000u : 0);
-    e[n] = mag[n] ? (ce ? (int)ce : 1) - 127 : in->e_zero;
-    fr[n] = 23;
-    n++;
-    int e_max = e[0];
-    for (int i = 1; i < n; i++)
-        e_max = e[i] > e_max ? e[i] : e_max;
-    int64_t S = 0;
-    for (int i = 0; i < n; i++) {
-        const int r = (e_max - e[i]) + fr[i] - F;
-        const uint64_t t = r <= 0 ? mag[i] << -r : r >= 64 ? 0 : mag[i] >> r;
-        S += neg[i] ? -(int64_t)t : (int64_t)t;
-    }
-    const int sign = S < 0;
-    uint64_t r = mf_round64(sign, sign ? (uint64_t)0 - (uint64_t)S : (uint64_t)S, e_max - F, 23, 23, 8, MF_RM_RZ);
-    if (in->zero_plus && (r & 0x7FFFFFFFu) == 0)
-        r = 0;
-    *d = r;
+    add_c(&fs, in->fc, cs->c, in->e_zero);
+    *d = finish_fused(&fs, in->F, in->fd, in->rho, in->zero_plus, NULL);
     return 0;
 }
 

@@ -138,18 +138,6 @@ static vfmt vfmt_of(mf_format f)
     return v;
 }
 
-/* rv_make with the layout at hand: the common case (a normal value of a
- * signed format) inline. */
-static inline uint64_t vf_make(const vfmt *v, int sign, int e, uint64_t frac)
-{
-    const rv_layout *L = &v->L;
-    frac &= (UINT64_C(1) << L->fbits) - 1;
-    if (e >= L->emin && e < L->emax && L->sign_shift >= 0 && v->f != MF_FMT_UE8M0)
-        return ((((uint64_t)(uint32_t)(e + L->bias) << L->exp_shift) | (frac << L->low) |
-                 ((uint64_t)(sign & 1) << L->sign_shift)) & L->mask);
-    return rv_make_slow(v->f, sign, e, frac);
-}
-
 /* A value at exponent e + j, j uniform in [0, w] (w <= 15), from the one
  * draw x: sign in bit 0, pattern choice in bits 1-6 (random bits five times
  * in eight, else one of TestFloat's patterns), j in bits 8-23, the random
@@ -161,7 +149,7 @@ static inline uint64_t vf_at(const vfmt *v, uint64_t x, int e, int w)
     uint32_t choice = (uint32_t)(x >> 1) & 7, p = (uint32_t)(x >> 4) & 7;
     uint64_t rnd = fb ? x >> (64 - fb) : 0;
     uint64_t frac = choice < 5 || p == 7 ? rnd : v->pat[p];
-    return vf_make(v, (int)(x & 1), e + j, frac);
+    return rv_make_in(&v->L, v->f, (int)(x & 1), e + j, frac);
 }
 
 /* A random value of format f near exponent e (one draw; outside the loops). */
@@ -509,7 +497,7 @@ static inline uint64_t table_value(rng *r, const vfmt *v, uint64_t x, int cls, i
     uint64_t frac = v->pat[p];
     if (p == 7)   /* random bits: the draw's top bits, or a fresh draw for wide fractions */
         frac = fb ? (fb > 40 ? rng_next(r) : x) >> (64 - fb) : 0;
-    return vf_make(v, (int)((x >> 11) & 1), e, frac);
+    return rv_make_in(&v->L, v->f, (int)((x >> 11) & 1), e, frac);
 }
 
 static void gen_table(const gen_ctx *g, size_t slot, rng *r, uint64_t tile)

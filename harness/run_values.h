@@ -35,14 +35,17 @@ static inline const rv_layout *rv_get(mf_format f)
     return &rv_layouts[(unsigned)f < MF_FMT_COUNT ? f : MF_FMT_F32];
 }
 
-/* Pack fields into a bit pattern (no checks). */
-static inline uint64_t rv_pack(mf_format f, int sign, uint32_t E, uint64_t frac)
+/* Pack fields into a bit pattern of layout L (no checks). */
+static inline uint64_t rv_pack_in(const rv_layout *L, int sign, uint32_t E, uint64_t frac)
 {
-    const rv_layout *L = rv_get(f);
     uint64_t x = ((uint64_t)E << L->exp_shift) | (frac << L->low);
     if (L->sign_shift >= 0 && sign)
         x |= UINT64_C(1) << L->sign_shift;
     return x & L->mask;
+}
+static inline uint64_t rv_pack(mf_format f, int sign, uint32_t E, uint64_t frac)
+{
+    return rv_pack_in(rv_get(f), sign, E, frac);
 }
 /* Unpack a bit pattern into fields. */
 void rv_unpack(mf_format f, uint64_t x, int *sign, uint32_t *E, uint64_t *frac);
@@ -53,14 +56,18 @@ void rv_unpack(mf_format f, uint64_t x, int *sign, uint32_t *E, uint64_t *frac);
  * e above emax gives the largest finite value.  Formats without -0 (fnuz)
  * return +0 for a negative zero. */
 uint64_t rv_make_slow(mf_format f, int sign, int e, uint64_t frac);
-static inline uint64_t rv_make(mf_format f, int sign, int e, uint64_t frac)
+/* rv_make with f's layout at hand (L == rv_get(f), or a copy of it). */
+static inline uint64_t rv_make_in(const rv_layout *L, mf_format f, int sign, int e, uint64_t frac)
 {
-    const rv_layout *L = rv_get(f);
     frac &= (UINT64_C(1) << L->fbits) - 1;
     /* the common case inline: a normal value of a format with a sign */
     if (e >= L->emin && e < L->emax && f != MF_FMT_UE8M0)
-        return rv_pack(f, sign, (uint32_t)(e + L->bias), frac);
+        return rv_pack_in(L, sign, (uint32_t)(e + L->bias), frac);
     return rv_make_slow(f, sign, e, frac);
+}
+static inline uint64_t rv_make(mf_format f, int sign, int e, uint64_t frac)
+{
+    return rv_make_in(rv_get(f), f, sign, e, frac);
 }
 
 /* The value sig * 2^exp (sig > 0) truncated toward zero into format f

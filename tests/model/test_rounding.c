@@ -22,13 +22,7 @@
 #include "test_check.h"
 
 static uint64_t rng = 0x0123456789ABCDEFull;
-static uint64_t next(void)
-{
-    uint64_t z = (rng += 0x9E3779B97F4A7C15ull);
-    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
-    z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
-    return z ^ (z >> 31);
-}
+static uint64_t next(void) { return test_splitmix64(&rng); }
 
 /* A binary64 bit pattern: random bits, a narrow exponent window, a
  * subnormal, or a special value. */

@@ -19,6 +19,10 @@ typedef struct mf_device_ops {
     int (*run_tiles)(mf_device *dev, const mf_instr *in, const char *variant, size_t ntiles, const void *A,
                      const void *B, const void *C, const void *SA, const void *SB, void *D, char *err,
                      size_t errlen);
+    /* Optional (NULL: calloc/free): zeroed host memory the device reads and
+     * writes fastest (page-locked for CUDA). */
+    void *(*host_alloc)(mf_device *dev, size_t bytes);
+    void (*host_free)(mf_device *dev, void *p);
 } mf_device_ops;
 
 struct mf_device {

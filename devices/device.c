@@ -141,6 +141,25 @@ int mf_device_run_tiles(mf_device *dev, const mf_instr *in, const char *variant,
     return dev->ops->run_tiles(dev, in, variant, ntiles, A, B, C, SA, SB, D, err, errlen);
 }
 
+void *mf_device_host_alloc(mf_device *dev, size_t bytes)
+{
+    if (bytes == 0)
+        bytes = 1;
+    if (dev->ops->host_alloc)
+        return dev->ops->host_alloc(dev, bytes);
+    return calloc(1, bytes);
+}
+
+void mf_device_host_free(mf_device *dev, void *p)
+{
+    if (!p)
+        return;
+    if (dev->ops->host_free)
+        dev->ops->host_free(dev, p);
+    else
+        free(p);
+}
+
 const char *mf_device_target(const mf_instr *in, const char **why)
 {
     static const char *const targets[MF_ARCH_COUNT] = {

@@ -83,6 +83,13 @@ int mf_device_run_tiles(mf_device *dev, const mf_instr *in, const char *variant,
                         const void *B, const void *C, const void *SA, const void *SB, void *D, char *err,
                         size_t errlen);
 
+/* Zeroed host memory for the arrays of mf_device_run_tiles, of the kind the
+ * device transfers fastest (CUDA: page-locked, copied without staging);
+ * plain calloc memory for devices without such a kind, or when none is left.
+ * Free with mf_device_host_free on the same device.  NULL: out of memory. */
+void *mf_device_host_alloc(mf_device *dev, size_t bytes);
+void mf_device_host_free(mf_device *dev, void *p);
+
 /* Extract the case of output (i, j) of tile t from ABI arrays. */
 void mf_tile_get_case(const mf_instr *in, int m, int n, int k, const void *A, const void *B, const void *C,
                       const void *SA, const void *SB, size_t t, int i, int j, mf_case *out);

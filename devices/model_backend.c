@@ -12,9 +12,7 @@
 /* The row of `arch` with the qualifier of `in`, or NULL. */
 static const mf_instr *model_row(const mf_device *dev, const mf_instr *in)
 {
-    char name[192];
-    snprintf(name, sizeof name, "%s/%s", mf_arch_name(dev->info.model_arch), in->qualifier);
-    return mf_instr_find(name);
+    return mf_instr_on_arch(in, dev->info.model_arch);
 }
 
 static void model_close(mf_device *dev) { (void)dev; }
@@ -50,7 +48,7 @@ static int model_run_tiles(mf_device *dev, const mf_instr *in, const char *varia
     return MF_DEV_OK;
 }
 
-static const mf_device_ops model_ops = {model_close, model_supports, model_tile_shape, model_run_tiles};
+static const mf_device_ops model_ops = {model_close, model_supports, model_tile_shape, model_run_tiles, NULL, NULL};
 
 int mf_model_backend_open(const char *arch, mf_device *dev, char *err, size_t errlen)
 {

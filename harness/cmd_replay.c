@@ -28,6 +28,7 @@ typedef struct pending {
 
 typedef struct replay_ctx {
     mf_device *dev;
+    mf_arch model_arch;  /* --model ARCH; MF_ARCH_COUNT: each row's own model */
     int verbose;
     char path[4096];
     pending *p;
@@ -55,7 +56,8 @@ static void flush_pending(replay_ctx *rc)
             continue;  /* done */
         size_t row = (size_t)(in - mf_instr_table);
         mz_dev *z = &rc->z[row];
-        int supported = mf_device_supports(rc->dev, in, NULL);
+        const mf_instr *model = rc->model_arch == MF_ARCH_COUNT ? in : mf_instr_on_arch(in, rc->model_arch);
+        int supported = model && mf_device_supports(rc->dev, in, NULL);
         if (supported && !z->dev && mz_dev_init(z, rc->dev, in)) {
             fprintf(stderr, "mmafuzz replay: %s\n", z->err);
             supported = 0;
@@ -79,19 +81,19 @@ static void flush_pending(replay_ctx *rc)
         for (size_t q = 0; q < cnt; q++) {
             pending *pe = &rc->p[idx[q]];
             int st;
-            uint64_t model = mf_eval(in, &pe->cs);
+            uint64_t mv = model ? mf_eval(model, &pe->cs) : 0;
             if (!supported)
                 st = RP_UNSUPPORTED;
             else if (rc_dev)
                 st = RP_ERROR;
             else
-                st = classify(in, out[q], model, pe->has_d, pe->d);
+                st = classify(in, out[q], mv, pe->has_d, pe->d);
             rc->count[st]++;
             if (st != RP_AGREE || rc->verbose) {
                 char dh[24] = "-", mh[24], rh[24] = "-";
                 if (supported && !rc_dev)
                     mf_vec_format_value(in->fd, out[q], dh, sizeof dh);
-                mf_vec_format_value(in->fd, model, mh, sizeof mh);
+                mf_vec_format_value(in->fd, mv, mh, sizeof mh);
                 if (pe->has_d)
                     mf_vec_format_value(in->fd, pe->d, rh, sizeof rh);
                 printf("%s:%ld: %s %s: device d=%s model=%s recorded d=%s\n", rc->path, pe->line, in->name,
@@ -134,18 +136,20 @@ int cmd_replay(int argc, char **argv)
     const char *device = "cuda";
     const char **paths = calloc((size_t)argc, sizeof *paths);
     int np = 0, verbose = 0;
+    mf_arch model_arch = MF_ARCH_COUNT;
     for (int i = 1; i < argc; i++) {
         int rc;
         const char *s;
         if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-help") || !strcmp(argv[i], "-h")) {
-            printf("usage: mmafuzz replay [--device SPEC] [-v] PATH...\n\n"
+            printf("usage: mmafuzz replay [--device SPEC] [--model ARCH] [-v] PATH...\n\n"
                    "Re-runs saved cases (mismatch files, corpora: .vec / .vec.gz files or folders of them) on the\n"
                    "device and the model, and reports each case that does not simply agree:\n"
                    "  still-mismatching  device and model still disagree, the device as recorded (d=)\n"
                    "  device-changed     device and model disagree, and the device differs from the recorded d=\n"
                    "  fixed              device and model now agree, where the recorded d= disagreed\n"
                    "-v also lists the cases that agree. A file that cannot be read is reported (FILE:LINE) and\n"
-                   "skipped. --device: cuda[:N], hip[:N] or model:ARCH (default cuda).\n"
+                   "skipped. --device: cuda[:N], hip[:N] or model:ARCH (default cuda). --model ARCH: compare\n"
+                   "with ARCH's model of each qualifier (as mmafuzz run --model), not the case's own row.\n"
                    "Exit status: 1 if any mismatch remains, else 2 if a file or the device failed, else 0.\n");
             free(paths);
             return 0;
@@ -156,6 +160,14 @@ int cmd_replay(int argc, char **argv)
                 return 2;
             }
             device = s;
+        } else if ((rc = cli_opt_str(argc, argv, &i, "model", &s)) != 0) {
+            if (rc < 0 || mf_arch_by_name(s) == MF_ARCH_COUNT) {
+                if (rc > 0)
+                    fprintf(stderr, "mmafuzz replay: --model: unknown architecture '%s'\n", s);
+                free(paths);
+                return 2;
+            }
+            model_arch = mf_arch_by_name(s);
         } else if (!strcmp(argv[i], "-v") || !strcmp(argv[i], "--verbose")) {
             verbose = 1;
         } else if (argv[i][0] == '-' && argv[i][1]) {
@@ -167,13 +179,14 @@ int cmd_replay(int argc, char **argv)
         }
     }
     if (!np) {
-        fprintf(stderr, "usage: mmafuzz replay [--device SPEC] [-v] PATH...\n");
+        fprintf(stderr, "usage: mmafuzz replay [--device SPEC] [--model ARCH] [-v] PATH...\n");
         free(paths);
         return 2;
     }
     replay_ctx rc;
     memset(&rc, 0, sizeof rc);
     rc.verbose = verbose;
+    rc.model_arch = model_arch;
     char err[600];
     if (mf_device_open(device, &rc.dev, err, sizeof err)) {
         fprintf(stderr, "mmafuzz replay: --device %s: %s\n", device, err);

@@ -20,6 +20,7 @@
 #include "vecfile.h"
 
 #include <signal.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -28,7 +29,8 @@
 
 #define MAX_PATTERNS 64
 #define MAX_CORPUS 16
-#define REC_PER_WORKER 512  /* mismatches recorded per worker and batch (all are counted) */
+#define CHUNKS 256          /* a batch is cut into this many chunks (fewer if it has fewer tiles) */
+#define REC_PER_CHUNK 64     /* mismatches recorded per chunk (all are counted) */
 #define POOL_CAP 8192
 #define VIEW_CAP 4096
 
@@ -36,6 +38,7 @@ typedef struct run_opts {
     const char *pat[MAX_PATTERNS];
     int npat;
     const char *device;
+    const char *model;        /* --model ARCH, or NULL: the device's own architecture */
     unsigned long long seed;
     int seed_given;
     long long runs;           /* cases this invocation; -1: no limit */
@@ -62,19 +65,25 @@ typedef struct rec {
 typedef struct batch {
     int slot;                 /* index into the run's instruction list */
     const mf_instr *in;
+    const mf_instr *model;    /* the row the model evaluates (in, unless --model) */
     int m, n, k;
     size_t ntiles;
     unsigned long long first_tile;
     void *A, *B, *C, *SA, *SB, *D;
     unsigned char *gen;       /* generator of each tile */
-    rec *recs;                /* REC_PER_WORKER per worker */
-    int *nrec;
-    long long *nmis;
+    size_t nchunks;           /* chunk c: tiles [ntiles*c/nchunks, ntiles*(c+1)/nchunks) */
+    rec *recs;                /* REC_PER_CHUNK per chunk */
+    int *nrec;                /* per chunk */
+    long long *nmis;          /* per chunk */
+    double *chunk_s;          /* per chunk: seconds spent generating it plus evaluating it */
+    unsigned char *want;      /* per worker: the model's output tile */
+    size_t want_bytes;
     gen_ctx g;
 } batch;
 
 typedef struct run_instr {
     const mf_instr *in;
+    const mf_instr *model;
     int m, n, k;
     size_t tiles_per_batch;
     unsigned long long next_tile;  /* next tile to generate */
@@ -84,8 +93,13 @@ typedef struct run_instr {
     int z_ready;
 } run_instr;
 
+/* One job of the workers: evaluate one batch and generate the next.  The
+ * workers take chunks from the two counters, so a slow thread delays the
+ * batch by one chunk at most; what is recorded depends on the chunks only,
+ * not on the number of threads or their timing. */
 typedef struct job {
     batch *eval, *gen;
+    atomic_size_t next_eval, next_gen;
 } job;
 
 static volatile sig_atomic_t g_stop;
@@ -103,12 +117,15 @@ static void on_sigint(int sig)
 static void run_usage(FILE *f)
 {
     fprintf(f,
-            "usage: mmafuzz run [--instr PATTERN]... [--device SPEC] [-seed N] [-runs N] [-max_total_time S]\n"
-            "                   [--corpus DIR]... [--out DIR] [-jobs N] [--mix LIST] [--resume DIR]\n\n"
+            "usage: mmafuzz run [--instr PATTERN]... [--device SPEC] [--model ARCH] [-seed N] [-runs N]\n"
+            "                   [-max_total_time S] [--corpus DIR]... [--out DIR] [-jobs N] [--mix LIST]\n"
+            "                   [--resume DIR]\n\n"
             "Differential fuzzing: generates inputs, runs them on the device and the model, and files every\n"
             "disagreement, minimized, under OUT/<arch>/<qualifier>/<xxh3-128>.vec (index: OUT/index.tsv).\n\n"
             "  --instr PATTERN     glob over ARCH/QUALIFIER names (repeatable; default: all the device runs)\n"
             "  --device SPEC       cuda[:N], hip[:N] or model:ARCH (default cuda)\n"
+            "  --model ARCH        compare with ARCH's model of each qualifier instead of the device's own\n"
+            "                      architecture (cross-generation runs; a positive control on hardware)\n"
             "  -seed N             seed (default: from the clock, printed); case = (seed, index)\n"
             "  -runs N             dot-product cases to run, over all instructions (default: no limit)\n"
             "  -max_total_time S   stop after S seconds (default: no limit)\n"
@@ -135,6 +152,8 @@ static int write_state(const run_opts *o, run_instr *ri, int ni, char *err, size
     size_t pos = 0;
     pos += (size_t)sprintf(buf + pos, "# mmafuzz campaign state: `mmafuzz run --resume DIR` continues from here\n");
     pos += (size_t)sprintf(buf + pos, "version 1\nseed %llu\ndevice %s\nmix %s\n", o->seed, o->device, o->mix_text);
+    if (o->model)
+        pos += (size_t)sprintf(buf + pos, "model %.40s\n", o->model);
     for (int p = 0; p < o->npat; p++)
         pos += (size_t)sprintf(buf + pos, "pattern %.200s\n", o->pat[p]);
     for (int c = 0; c < o->ncorpus; c++)
@@ -196,11 +215,19 @@ static int read_state(const char *dir, run_opts *o, int have_mix, int have_dev, 
                 return -1;
             } else if (!strcmp(key, "version")) {
             } else if (!strcmp(key, "device") || !strcmp(key, "mix") || !strcmp(key, "pattern") ||
-                       !strcmp(key, "corpus")) {
+                       !strcmp(key, "corpus") || !strcmp(key, "model")) {
                 snprintf(g_state_strings[ns], 256, "%s", val);
                 const char *v = g_state_strings[ns++];
                 if (!strcmp(key, "device") && !have_dev)
                     o->device = v;
+                else if (!strcmp(key, "model") && !o->model) {
+                    if (mf_arch_by_name(v) == MF_ARCH_COUNT) {
+                        fprintf(stderr, "%s:%d: unknown model architecture '%s'\n", path, lineno, v);
+                        free(buf);
+                        return -1;
+                    }
+                    o->model = v;
+                }
                 else if (!strcmp(key, "mix") && !have_mix) {
                     char e[200];
                     if (gen_mix_parse(v, &o->mix, e, sizeof e)) {
@@ -213,7 +240,7 @@ static int read_state(const char *dir, run_opts *o, int have_mix, int have_dev, 
                 else if (!strcmp(key, "corpus") && nc < MAX_CORPUS && !o->ncorpus)
                     o->corpus[nc++] = v;
             } else {
-                fprintf(stderr, "%s:%d: expected seed, device, mix, pattern, corpus or tile lines\n", path, lineno);
+                fprintf(stderr, "%s:%d: expected seed, device, model, mix, pattern, corpus or tile lines\n", path, lineno);
                 free(buf);
                 return -1;
             }
@@ -267,6 +294,14 @@ static int parse_opts(int argc, char **argv, run_opts *o)
                 return -1;
             o->device = s;
             have_dev = 1;
+        } else if ((rc = cli_opt_str(argc, argv, &i, "model", &s)) != 0) {
+            if (rc < 0)
+                return -1;
+            if (mf_arch_by_name(s) == MF_ARCH_COUNT) {
+                fprintf(stderr, "mmafuzz run: --model: unknown architecture '%s'\n", s);
+                return -1;
+            }
+            o->model = s;
         } else if ((rc = cli_opt_str(argc, argv, &i, "corpus", &s)) != 0) {
             if (rc < 0)
                 return -1;
@@ -365,26 +400,22 @@ static int parse_opts(int argc, char **argv, run_opts *o)
 
 /* ------------------------------------------------------------ workers */
 
-/* Compare every output element of tiles [t0, t1) of batch b with the model
- * (mf_eval_tiles, one tile at a time into a scratch tile). */
-static void eval_range(batch *b, size_t t0, size_t t1, int w)
+static size_t chunk_first(const batch *b, size_t c) { return b->ntiles * c / b->nchunks; }
+
+/* Compare every output element of chunk c of batch b with the model
+ * (mf_eval_tiles, one tile at a time into the scratch tile `want`). */
+static void eval_chunk(batch *b, size_t c, unsigned char *want)
 {
-    const mf_instr *in = b->in;
+    const mf_instr *in = b->model;
     const int m = b->m, n = b->n, k = b->k;
     const size_t S = in->n_scales, mn = (size_t)m * (size_t)n;
     const size_t ea = mf_abi_elem_bytes(in->fa), eb = mf_abi_elem_bytes(in->fb), ec = mf_abi_elem_bytes(in->fc),
                  ed = mf_abi_elem_bytes(in->fd), es = S ? mf_abi_elem_bytes(in->fs) : 1;
     int nrec = 0;
     long long nmis = 0;
-    rec *recs = b->recs + (size_t)w * REC_PER_WORKER;
-    unsigned char *want = malloc(mn * ed + 8);
-    if (!want) {   /* out of memory: count the batch as unchecked rather than crash */
-        b->nrec[w] = 0;
-        b->nmis[w] = 0;
-        return;
-    }
-    for (size_t t = t0; t < t1; t++) {
-        const unsigned char *A = b->A, *B = b->B, *C = b->C, *SA = b->SA, *SB = b->SB, *D = b->D;
+    rec *recs = b->recs + c * REC_PER_CHUNK;
+    const unsigned char *A = b->A, *B = b->B, *C = b->C, *SA = b->SA, *SB = b->SB, *D = b->D;
+    for (size_t t = chunk_first(b, c), t1 = chunk_first(b, c + 1); t < t1; t++) {
         mf_eval_tiles(in, m, n, k, 1, A + t * (size_t)m * (size_t)k * ea, B + t * (size_t)n * (size_t)k * eb,
                       C + t * mn * ec, S ? SA + t * (size_t)m * S * es : NULL, S ? SB + t * (size_t)n * S * es : NULL,
                       want);
@@ -393,30 +424,38 @@ static void eval_range(batch *b, size_t t0, size_t t1, int w)
             continue;   /* the common case: the whole tile agrees bit for bit */
         for (size_t o = 0; o < mn; o++) {
             uint64_t d = mf_elem_get(ed, dt, o), mv = mf_elem_get(ed, want, o);
-            if (d != mv && !mf_output_equal(in, d, mv)) {
+            if (d != mv && !mf_output_equal(b->in, d, mv)) {
                 nmis++;
-                if (nrec < REC_PER_WORKER)
+                if (nrec < REC_PER_CHUNK)
                     recs[nrec++] = (rec){b->first_tile + t, (int)(o / (size_t)n), (int)(o % (size_t)n), d, mv};
             }
         }
     }
-    free(want);
-    b->nrec[w] = nrec;
-    b->nmis[w] = nmis;
+    b->nrec[c] = nrec;
+    b->nmis[c] = nmis;
 }
 
 static void job_fn(void *ctx, int w, int nw)
 {
+    (void)nw;
     job *jb = ctx;
+    size_t c;
     if (jb->eval) {
         batch *b = jb->eval;
-        eval_range(b, b->ntiles * (size_t)w / (size_t)nw, b->ntiles * (size_t)(w + 1) / (size_t)nw, w);
+        while ((c = atomic_fetch_add(&jb->next_eval, 1)) < b->nchunks) {
+            double t0 = rs_now();
+            eval_chunk(b, c, b->want + (size_t)w * b->want_bytes);
+            b->chunk_s[c] += rs_now() - t0;
+        }
     }
     if (jb->gen) {
         batch *b = jb->gen;
-        size_t t0 = b->ntiles * (size_t)w / (size_t)nw, t1 = b->ntiles * (size_t)(w + 1) / (size_t)nw;
-        for (size_t t = t0; t < t1; t++)
-            b->gen[t] = (unsigned char)gen_tile(&b->g, b->first_tile + t, t);
+        while ((c = atomic_fetch_add(&jb->next_gen, 1)) < b->nchunks) {
+            double t0 = rs_now();
+            for (size_t t = chunk_first(b, c), t1 = chunk_first(b, c + 1); t < t1; t++)
+                b->gen[t] = (unsigned char)gen_tile(&b->g, b->first_tile + t, t);
+            b->chunk_s[c] = rs_now() - t0;
+        }
     }
 }
 
@@ -460,48 +499,50 @@ static int pattern_match(const char *pat, const char *name)
     return !strcmp(pat, name);
 }
 
-static int alloc_batch(batch *b, size_t bytes[6], size_t tiles, int nworkers)
+/* The tile arrays come from the device's allocator (page-locked for CUDA:
+ * copied without staging). */
+static int alloc_batch(batch *b, mf_device *dev, size_t bytes[6], size_t tiles, size_t want_bytes, int nworkers)
 {
     memset(b, 0, sizeof *b);
-    b->A = calloc(1, bytes[0] + 8);
-    b->B = calloc(1, bytes[1] + 8);
-    b->C = calloc(1, bytes[2] + 8);
-    b->SA = calloc(1, bytes[3] + 8);
-    b->SB = calloc(1, bytes[4] + 8);
-    b->D = calloc(1, bytes[5] + 8);
+    void **arr[6] = {&b->A, &b->B, &b->C, &b->SA, &b->SB, &b->D};
+    int ok = 1;
+    for (int q = 0; q < 6; q++)
+        ok &= (*arr[q] = mf_device_host_alloc(dev, bytes[q] + 8)) != NULL;
     b->gen = calloc(tiles + 1, 1);
-    b->recs = calloc((size_t)nworkers * REC_PER_WORKER, sizeof *b->recs);
-    b->nrec = calloc((size_t)nworkers, sizeof *b->nrec);
-    b->nmis = calloc((size_t)nworkers, sizeof *b->nmis);
-    return b->A && b->B && b->C && b->SA && b->SB && b->D && b->gen && b->recs && b->nrec && b->nmis ? 0 : -1;
+    b->recs = calloc((size_t)CHUNKS * REC_PER_CHUNK, sizeof *b->recs);
+    b->nrec = calloc(CHUNKS, sizeof *b->nrec);
+    b->nmis = calloc(CHUNKS, sizeof *b->nmis);
+    b->chunk_s = calloc(CHUNKS, sizeof *b->chunk_s);
+    b->want_bytes = (want_bytes + 63) / 64 * 64;
+    b->want = calloc((size_t)nworkers, b->want_bytes);
+    return ok && b->gen && b->recs && b->nrec && b->nmis && b->chunk_s && b->want ? 0 : -1;
 }
 
-static void free_batch(batch *b)
+static void free_batch(batch *b, mf_device *dev)
 {
-    free(b->A);
-    free(b->B);
-    free(b->C);
-    free(b->SA);
-    free(b->SB);
-    free(b->D);
+    void *arr[6] = {b->A, b->B, b->C, b->SA, b->SB, b->D};
+    for (int q = 0; q < 6; q++)
+        mf_device_host_free(dev, arr[q]);
     free(b->gen);
     free(b->recs);
     free(b->nrec);
     free(b->nmis);
+    free(b->chunk_s);
+    free(b->want);
 }
 
 /* Handle the recorded mismatches of an evaluated batch: the first of each
  * signature class first, then the rest in index order, up to o->minimize. */
-static int handle_mismatches(const run_opts *o, run_instr *ri, batch *b, int nw, store *st, pool *pl, rs_stats *rs,
+static int handle_mismatches(const run_opts *o, run_instr *ri, batch *b, store *st, pool *pl, rs_stats *rs,
                              mf_device *dev)
 {
     rs_instr *ps = &rs->per[b->slot];
     run_instr *r = &ri[b->slot];
     long long total = 0;
     size_t nrec = 0;
-    for (int w = 0; w < nw; w++) {
-        total += b->nmis[w];
-        nrec += (size_t)b->nrec[w];
+    for (size_t c = 0; c < b->nchunks; c++) {
+        total += b->nmis[c];
+        nrec += (size_t)b->nrec[c];
     }
     ps->mismatches += total;
     if (!total || !o->minimize)
@@ -514,9 +555,9 @@ static int handle_mismatches(const run_opts *o, run_instr *ri, batch *b, int nw,
         return -1;
     }
     size_t n = 0;
-    for (int w = 0; w < nw; w++)
-        for (int q = 0; q < b->nrec[w]; q++)
-            all[n++] = b->recs[(size_t)w * REC_PER_WORKER + (size_t)q];
+    for (size_t c = 0; c < b->nchunks; c++)
+        for (int q = 0; q < b->nrec[c]; q++)
+            all[n++] = b->recs[c * REC_PER_CHUNK + (size_t)q];
     long long budget = o->minimize;
     const char *seen[16];
     int nseen = 0;
@@ -542,6 +583,7 @@ static int handle_mismatches(const run_opts *o, run_instr *ri, batch *b, int nw,
             fprintf(stderr, "mmafuzz run: %s\n", r->z.err);
             rc = -1;
         } else {
+            r->z.model = r->model;
             r->z_ready = 1;
         }
     }
@@ -556,6 +598,7 @@ static int handle_mismatches(const run_opts *o, run_instr *ri, batch *b, int nw,
                             (long long)all[q].tile, all[q].i, all[q].j, b->m, b->n, gen_name((gen_kind)b->gen[t])};
         mm_outcome out;
         char err[700];
+        double t_handle = rs_now();
         if (mm_handle(st, &r->z, &orig, all[q].dev, &origin, &out, err, sizeof err)) {
             fprintf(stderr, "%smmafuzz run: %s\n", rs->tty ? "\n" : "", err);
             ps->dev_errors++;
@@ -563,15 +606,16 @@ static int handle_mismatches(const run_opts *o, run_instr *ri, batch *b, int nw,
                 rc = -1;  /* store errors end the run; device errors are counted */
             continue;
         }
+        /* the time to handle it: re-runs, minimization and the file */
+        t_handle = rs_now() - t_handle;
         ps->minimized++;
+        ps->min_seconds += t_handle;
+        if (t_handle > ps->min_max_seconds)
+            ps->min_max_seconds = t_handle;
         if (out.kind != MZ_REPEATS)
             ps->nondet++;
-        else {
-            ps->min_seconds += out.res.seconds;
-            if (out.res.seconds > ps->min_max_seconds)
-                ps->min_max_seconds = out.res.seconds;
+        else
             pool_add(pl, b->in, &out.res.cs);
-        }
         pool_add(pl, b->in, &orig);
         st_entry *e = st_find(st, out.hex);
         if (out.is_new)
@@ -632,6 +676,12 @@ int cmd_run(int argc, char **argv)
         }
         run_instr *r = &ri[ni];
         r->in = in;
+        r->model = o.model ? mf_instr_on_arch(in, mf_arch_by_name(o.model)) : in;
+        if (!r->model) {
+            if (o.npat)
+                fprintf(stderr, "mmafuzz run: %s: model %s has no such instruction, skipped\n", in->name, o.model);
+            continue;
+        }
         if (mf_device_tile_shape(dev, in, NULL, &r->m, &r->n, &r->k) || r->k != in->k || r->m < 1 || r->n < 1) {
             fprintf(stderr, "mmafuzz run: %s: the device gives no usable tile shape, skipped\n", in->name);
             continue;
@@ -714,7 +764,7 @@ int cmd_run(int argc, char **argv)
     rs_open(&rs, o.out);
 
     /* batch buffers, sized for the largest instruction */
-    size_t bytes[6] = {0}, maxtiles = 0;
+    size_t bytes[6] = {0}, maxtiles = 0, want_bytes = 0;
     for (int i = 0; i < ni; i++) {
         const mf_instr *in = ri[i].in;
         size_t t = ri[i].tiles_per_batch, S = in->n_scales;
@@ -726,12 +776,14 @@ int cmd_run(int argc, char **argv)
                 bytes[q] = b6[q];
         if (t > maxtiles)
             maxtiles = t;
+        if (b6[5] / t > want_bytes)
+            want_bytes = b6[5] / t;
     }
     workers *wp = workers_new(o.jobs);
     batch bufs[3];
     int ok = wp != NULL;
     for (int q = 0; q < 3; q++)
-        ok &= alloc_batch(&bufs[q], bytes, maxtiles, o.jobs) == 0;
+        ok &= alloc_batch(&bufs[q], dev, bytes, maxtiles, want_bytes, o.jobs) == 0;
     if (!ok) {
         fprintf(stderr, "mmafuzz run: out of memory for the batch buffers\n");
         return 2;
@@ -739,8 +791,9 @@ int cmd_run(int argc, char **argv)
     int nw = workers_count(wp);
 
     const mf_device_info *di = mf_device_get_info(dev);
-    fprintf(stderr, "mmafuzz run: seed %llu, device %s (%s), %d instruction%s, %d model threads, mix %s, out %s\n",
-            o.seed, di->name, di->arch, ni, ni == 1 ? "" : "s", nw, o.mix_text, o.out);
+    fprintf(stderr, "mmafuzz run: seed %llu, device %s (%s), %d instruction%s, %d model threads%s%s, mix %s, out %s\n",
+            o.seed, di->name, di->arch, ni, ni == 1 ? "" : "s", nw, o.model ? ", model " : "", o.model ? o.model : "",
+            o.mix_text, o.out);
 
     struct sigaction sa;
     memset(&sa, 0, sizeof sa);
@@ -778,10 +831,12 @@ int cmd_run(int argc, char **argv)
                 nextbuf = (nextbuf + 1) % 3;
                 gen->slot = (int)(r - ri);
                 gen->in = r->in;
+                gen->model = r->model;
                 gen->m = r->m;
                 gen->n = r->n;
                 gen->k = r->k;
                 gen->ntiles = nt;
+                gen->nchunks = nt < CHUNKS ? nt : CHUNKS;
                 gen->first_tile = r->next_tile;
                 r->next_tile += nt;
                 if (r->quota > 0)
@@ -795,11 +850,12 @@ int cmd_run(int argc, char **argv)
         }
         if (!ready && !ran && !gen)
             break;
-        job jb = {ran, gen};
+        job jb = {ran, gen, 0, 0};
         workers_start(wp, job_fn, &jb);
         int run_ok = 0;
         if (ready) {
             char derr[600];
+            double t_dev = rs_now();
             int rc = mf_device_run_tiles(dev, ready->in, NULL, ready->ntiles, ready->A, ready->B, ready->C,
                                          ready->in->n_scales ? ready->SA : NULL, ready->in->n_scales ? ready->SB : NULL,
                                          ready->D, derr, sizeof derr);
@@ -815,14 +871,17 @@ int cmd_run(int argc, char **argv)
                 dev_fail = 0;
                 run_ok = 1;
             }
+            rs.per[ready->slot].device_s += rs_now() - t_dev;
         }
         workers_wait(wp);
         if (ran) {
             rs_instr *ps = &rs.per[ran->slot];
             ps->cases += (long long)ran->ntiles * ran->m * ran->n;
+            for (size_t c = 0; c < ran->nchunks; c++)
+                ps->model_s += ran->chunk_s[c];
             ps->tiles += (long long)ran->ntiles;
             ri[ran->slot].done_tile = ran->first_tile + ran->ntiles;
-            if (handle_mismatches(&o, ri, ran, nw, &st, &pl, &rs, dev)) {
+            if (handle_mismatches(&o, ri, ran, &st, &pl, &rs, dev)) {
                 status = 2;
                 why = "store error";
             }
@@ -851,7 +910,7 @@ int cmd_run(int argc, char **argv)
         if (ri[i].z_ready)
             mz_dev_free(&ri[i].z);
     for (int q = 0; q < 3; q++)
-        free_batch(&bufs[q]);
+        free_batch(&bufs[q], dev);
     workers_free(wp);
     pool_free(&pl);
     free(view);

@@ -22,6 +22,7 @@ int mz_dev_init(mz_dev *z, mf_device *dev, const mf_instr *in)
     memset(z, 0, sizeof *z);
     z->dev = dev;
     z->in = in;
+    z->model = in;
     if (mf_device_tile_shape(dev, in, NULL, &z->m, &z->n, &z->k) || z->k != in->k || z->m < 1 || z->n < 1) {
         snprintf(z->err, sizeof z->err, "%s: the device reports no usable tile shape", in->name);
         return -1;
@@ -129,7 +130,7 @@ int mz_recheck(mz_dev *z, const mf_case *cs, uint64_t batch_d, uint64_t runs[MZ_
     for (int r = 0; r < MZ_RERUNS; r++)
         if (!mf_output_equal(z->in, runs[r], batch_d))
             return MZ_NONDETERMINISTIC;
-    if (mf_output_equal(z->in, runs[0], mf_eval(z->in, cs)))
+    if (mf_output_equal(z->in, runs[0], mf_eval(z->model, cs)))
         return MZ_CONTEXT;
     return MZ_REPEATS;
 }
@@ -241,7 +242,7 @@ static int eval_cands(mz_dev *z, const cand_list *l, uint64_t *dev, unsigned cha
             return -1;
     }
     for (size_t i = 0; i < l->n; i++)
-        bad[i] = !mf_output_equal(z->in, dev[i], mf_eval(z->in, &l->c[i]));
+        bad[i] = !mf_output_equal(z->in, dev[i], mf_eval(z->model, &l->c[i]));
     return 0;
 }
 
@@ -530,7 +531,7 @@ int mz_minimize(mz_dev *z, const mf_case *cs, mz_result *res)
     uint64_t d;
     if (mz_dev_run(z, &cur, 1, &d))
         return -1;
-    if (mf_output_equal(in, d, mf_eval(in, &cur)))
+    if (mf_output_equal(in, d, mf_eval(z->model, &cur)))
         return 1;
     cand_list l = {0};
     size_t cap = 1024;
@@ -591,7 +592,7 @@ int mz_minimize(mz_dev *z, const mf_case *cs, mz_result *res)
     if (rc == 0) {
         res->cs = cur;
         res->d_dev = d;
-        res->d_model = mf_eval(in, &cur);
+        res->d_model = mf_eval(z->model, &cur);
         res->products = mz_count_products(in, &cur);
         res->c_nonzero = cur.c != 0;
         res->evals = z->evals - e0;

@@ -17,7 +17,8 @@
 /* A device bound to one instruction, with candidate buffers. */
 typedef struct mz_dev {
     mf_device *dev;
-    const mf_instr *in;
+    const mf_instr *in;      /* what the device runs */
+    const mf_instr *model;   /* the row the model evaluates: `in` unless mmafuzz run --model */
     int m, n, k, diag;
     size_t cap_tiles;
     void *A, *B, *C, *SA, *SB, *D;

@@ -37,6 +37,8 @@ int mm_format_file(const mz_dev *z, const mf_case *orig, uint64_t orig_d, const 
     PUT("# device: %s (arch %s)\n", di->name, di->arch);
     PUT("# driver: %s\n# runtime: %s\n", di->driver, di->runtime);
     PUT("# mmafuzz: %s\n", MF_VERSION);
+    if (z->model != z->in)
+        PUT("# model: %s (mmafuzz run --model: compared with another architecture's model)\n", z->model->name);
     if (o->index >= 0) {
         PUT("# seed: %llu\n", o->seed);
         PUT("# index: %lld (tile %lld, row %d, column %d of %dx%d)\n", o->index, o->tile, o->row, o->col, o->m, o->n);
@@ -59,7 +61,10 @@ int mm_format_file(const mz_dev *z, const mf_case *orig, uint64_t orig_d, const 
                                          : "alone on a tile the device agrees with the model; in its batch it did not");
     PUT("# hash: xxh3-128 of \"mmafuzz-case %d\\n\" + instr name + \"\\n\" + the first case's c=, a=, b= "
         "(sa=, sb=) fields + \"\\n\"\n", ST_FORMAT_VERSION);
-    PUT("# replay: mmafuzz replay FILE --device %s\n", o->device_spec);
+    if (z->model != z->in)
+        PUT("# replay: mmafuzz replay FILE --device %s --model %s\n", o->device_spec, mf_arch_name(z->model->arch));
+    else
+        PUT("# replay: mmafuzz replay FILE --device %s\n", o->device_spec);
     PUT("instr %s\n", in->name);
     if (out->kind == MZ_REPEATS) {
         if (mf_vec_format_case(in, &out->res.cs, &out->res.d_dev, line, sizeof line) < 0)
@@ -70,7 +75,7 @@ int mm_format_file(const mz_dev *z, const mf_case *orig, uint64_t orig_d, const 
     }
     if (mf_vec_format_case(in, orig, &orig_d, line, sizeof line) < 0)
         return -1;
-    mf_vec_format_value(in->fd, mf_eval(in, orig), mh, sizeof mh);
+    mf_vec_format_value(in->fd, mf_eval(z->model, orig), mh, sizeof mh);
     PUT("%s model=%s%s\n", line, mh, out->kind == MZ_REPEATS ? " role=original" : "");
     return (int)pos;
 }

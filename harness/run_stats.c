@@ -66,8 +66,10 @@ static void json_line(rs_stats *s, double now)
             rs_total(s, RS_MISMATCHES), rs_total(s, RS_UNIQUE), rs_total(s, RS_NEW), rs_total(s, RS_NONDET));
     for (int i = 0; i < s->n; i++) {
         const rs_instr *p = &s->per[i];
-        fprintf(s->json, "%s\"%s\":{\"cases\":%lld,\"mismatches\":%lld,\"unique\":%lld,\"new_files\":%lld}",
-                i ? "," : "", p->in->name, p->cases, p->mismatches, p->unique, p->new_files);
+        fprintf(s->json,
+                "%s\"%s\":{\"cases\":%lld,\"mismatches\":%lld,\"unique\":%lld,\"new_files\":%lld,"
+                "\"model_thread_s\":%.3f,\"device_s\":%.3f}",
+                i ? "," : "", p->in->name, p->cases, p->mismatches, p->unique, p->new_files, p->model_s, p->device_s);
     }
     fprintf(s->json, "}}\n");
     fflush(s->json);
@@ -119,13 +121,17 @@ void rs_summary(rs_stats *s, FILE *f, const char *why)
     long long cases = rs_total(s, RS_CASES);
     if (s->tty)
         fprintf(stderr, "\n");
-    fprintf(f, "%-64s %12s %10s %8s %6s %5s %7s\n", "instruction", "cases", "mismatches", "minimzd", "unique", "new",
-            "min s");
+    /* M/s/thr: cases per second of one model thread (generation and model
+     * evaluation); dev s: seconds in device calls; min s: mean and largest
+     * minimization time */
+    fprintf(f, "%-64s %12s %8s %7s %10s %8s %6s %5s %7s %7s\n", "instruction", "cases", "M/s/thr", "dev s",
+            "mismatches", "minimzd", "unique", "new", "min s", "max s");
     for (int i = 0; i < s->n; i++) {
         const rs_instr *p = &s->per[i];
-        fprintf(f, "%-64s %12lld %10lld %8lld %6lld %5lld %7.3f%s\n", p->in->name, p->cases, p->mismatches,
-                p->minimized, p->unique, p->new_files, p->minimized ? p->min_seconds / (double)p->minimized : 0.0,
-                p->dev_errors ? "  (device errors)" : "");
+        fprintf(f, "%-64s %12lld %8.2f %7.2f %10lld %8lld %6lld %5lld %7.3f %7.3f%s\n", p->in->name, p->cases,
+                p->model_s > 0 ? (double)p->cases / p->model_s * 1e-6 : 0.0, p->device_s, p->mismatches, p->minimized,
+                p->unique, p->new_files, p->minimized ? p->min_seconds / (double)p->minimized : 0.0,
+                p->min_max_seconds, p->dev_errors ? "  (device errors)" : "");
     }
     fprintf(f,
             "done (%s): %lld cases in %.2f s = %.3g dot products/s (%d model threads), %lld tiles; "

@@ -21,7 +21,9 @@ typedef struct rs_instr {
     long long unique;      /* distinct mismatch files this run saw */
     long long new_files;   /* of which written by this run */
     long long nondet;      /* filed as non-deterministic or context-dependent */
-    double min_seconds, min_max_seconds;
+    double min_seconds, min_max_seconds;  /* handling the mismatches (re-runs, minimization, file): sum, largest */
+    double model_s;        /* model threads' seconds on it (generating and evaluating), summed over threads */
+    double device_s;       /* seconds of its device calls (the main thread; overlaps the model threads) */
     long long dev_errors;
 } rs_instr;
 

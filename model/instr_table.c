@@ -89,6 +89,16 @@ const mf_instr *mf_instr_find(const char *name)
     return NULL;
 }
 
+const mf_instr *mf_instr_on_arch(const mf_instr *in, mf_arch a)
+{
+    if (in->arch == a)
+        return in;
+    for (size_t i = 0; i < mf_instr_count; i++)
+        if (mf_instr_table[i].arch == a && strcmp(mf_instr_table[i].qualifier, in->qualifier) == 0)
+            return &mf_instr_table[i];
+    return NULL;
+}
+
 /* Levenshtein distance, capped at the lengths of the model's names. */
 static size_t edit_distance(const char *s, const char *t)
 {

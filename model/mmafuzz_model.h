@@ -175,6 +175,9 @@ extern const size_t mf_instr_count;
 
 /* @return the row named exactly `name` ("arch/qualifier"), or NULL. */
 const mf_instr *mf_instr_find(const char *name);
+/* @return the row of architecture `a` with the qualifier of `in` (`in`
+ * itself when a is its own), or NULL when a has no such instruction. */
+const mf_instr *mf_instr_on_arch(const mf_instr *in, mf_arch a);
 /* Fill `out` with up to `max` known names closest to `name` (edit distance).
  * @return how many were written. */
 size_t mf_instr_closest(const char *name, const mf_instr **out, size_t max);

@@ -294,7 +294,31 @@ int cuda_run_tiles(mf_device *dev, const mf_instr *in, const char *variant, size
     return MF_DEV_OK;
 }
 
-const mf_device_ops cuda_ops = {cuda_close, cuda_supports, cuda_tile_shape, cuda_run_tiles};
+/* Page-locked host memory: run_tiles copies it without staging.  When the
+ * driver refuses (locked-memory limit), plain memory, which still works. */
+void *cuda_host_alloc(mf_device *dev, size_t bytes)
+{
+    Impl *im = (Impl *)dev->impl;
+    void *p = NULL;
+    if (cudaSetDevice(im->ordinal) == cudaSuccess && cudaHostAlloc(&p, bytes, cudaHostAllocPortable) == cudaSuccess) {
+        memset(p, 0, bytes);
+        return p;
+    }
+    cudaGetLastError();
+    return calloc(1, bytes);
+}
+
+void cuda_host_free(mf_device *dev, void *p)
+{
+    (void)dev;
+    if (is_pinned(p))
+        cudaFreeHost(p);
+    else
+        free(p);
+}
+
+const mf_device_ops cuda_ops = {cuda_close,     cuda_supports,  cuda_tile_shape, cuda_run_tiles,
+                                cuda_host_alloc, cuda_host_free};
 
 } /* namespace */
 

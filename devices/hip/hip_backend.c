@@ -238,7 +238,7 @@ static int hip_run_tiles(mf_device *dev, const mf_instr *in, const char *variant
     return MF_DEV_OK;
 }
 
-static const mf_device_ops hip_ops = {hip_close, hip_supports, hip_tile_shape, hip_run_tiles};
+static const mf_device_ops hip_ops = {hip_close, hip_supports, hip_tile_shape, hip_run_tiles, NULL, NULL};
 
 int mf_hip_backend_open(int index, mf_device *dev, char *err, size_t errlen)
 {

@@ -5,6 +5,7 @@
  * family_fma.c.
  */
 #include "internal.h"
+#include "lanes.h"
 
 #include <string.h>
 
@@ -474,10 +475,126 @@ static int ftz_mul_add_fast(const mf_instr *in, const mf_case *cs, uint64_t *d)
     return 0;
 }
 
+/* ftz_mul_words in eight lanes: f16/bf16 decode-table words (no NaN/Inf),
+ * fr fraction bits. */
+AI v8u ftz_mul_lanes(v8u wa, v8u wb, const int fr)
+{
+    const v8u sa = wa & 0xFFFF, sb = wb & 0xFFFF;
+    const v8u za = (v8u)((sa >> fr) == 0), zb = (v8u)((sb >> fr) == 0);   /* zero or subnormal: +0 */
+    const v8u s = (((wa >> 28) & 1 & ~za) ^ ((wb >> 28) & 1 & ~zb)) << 31;
+    const v8u p = sa * sb, top = p >> (2 * fr + 1);
+    const v8i e = (v8i)((wa >> 16) & 0x3FF) + (v8i)((wb >> 16) & 0x3FF) - 1024 + (v8i)top;
+    v8u r = s | (v8u)(e + 127) << 23 | ((p << ((23 - 2 * fr) - top)) & 0x7FFFFF);
+    r = sel_lanes((v8u)(e > 127), s | 0x7F800000u, r);
+    return sel_lanes((v8u)(e < -126) | za | zb, s, r);
+}
+
+/* ftz_add_fast in eight lanes: operands are zeros, normals or Inf/NaN
+ * (never subnormal).  The smaller significand is aligned with three guard
+ * bits, the last one sticky, which is enough for round to nearest even; a
+ * result below 2^-126 is exact and flushed, keeping its sign; an exact
+ * cancellation gives +0; Inf and NaN as in mf_f32_add (canonical NaN). */
+AI v8u ftz_add_lanes(v8u x, v8u y)
+{
+    const v8u swap = (v8u)((x & 0x7FFFFFFFu) < (y & 0x7FFFFFFFu));
+    const v8u hi = sel_lanes(swap, y, x), lo = sel_lanes(swap, x, y);
+    const v8u ehi = (hi >> 23) & 0xFF, elo = (lo >> 23) & 0xFF;
+    const v8u mh = ((hi & 0x7FFFFF) | 0x800000) << 3;
+    const v8u ml = (((lo & 0x7FFFFF) | 0x800000) << 3) & ~(v8u)(elo == 0);
+    v8u dist = ehi - elo;
+    dist = sel_lanes((v8u)(dist > 31), (v8u){31, 31, 31, 31, 31, 31, 31, 31}, dist);
+    const v8u one = {1, 1, 1, 1, 1, 1, 1, 1};
+    const v8u al = (ml >> dist) | ((v8u)((ml & ((one << dist) - 1)) != 0) & 1);
+    const v8u sub = (v8u)(((hi ^ lo) >> 31) != 0);
+    const v8u m = sel_lanes(sub, mh - al, mh + al);   /* below 2^28 */
+    const v8i lead = 31 - (v8i)clz_lanes(m);
+    v8i e = (v8i)ehi + lead - 26;
+    const v8u right = (v8u)(lead > 23);
+    const v8u rs = sel_lanes(right, (v8u)(lead - 23), (v8u){0}), ls = sel_lanes(right, (v8u){0}, (v8u)(23 - lead));
+    const v8u kept = m >> rs, rem = m & ((one << rs) - 1), half = (one << rs) >> 1;
+    const v8u up = right & ((v8u)(rem > half) | ((v8u)(rem == half) & (v8u)((kept & 1) != 0))) & 1;
+    v8u sig = kept + up;
+    const v8u carry = sig >> 24;
+    sig >>= carry;
+    e += (v8i)carry;
+    sig = sel_lanes(right, sig, m << ls);
+    const v8u sign = hi & 0x80000000u;
+    v8u r = sign | (v8u)e << 23 | (sig & 0x7FFFFF);
+    r = sel_lanes((v8u)(e >= 255), sign | 0x7F800000u, r);
+    r = sel_lanes((v8u)(e <= 0), sign, r);
+    r = sel_lanes((v8u)(m == 0), (v8u){0}, r);
+    r = sel_lanes((v8u)(ehi == 0), x & y, r);   /* +-0 + +-0: the AND of the signs */
+    /* Inf and NaN: hi holds one whenever any operand does (largest magnitude) */
+    const v8u xs = (v8u)((x & 0x7F800000u) == 0x7F800000u), ys = (v8u)((y & 0x7F800000u) == 0x7F800000u);
+    const v8u nan = (v8u)((x & 0x7FFFFFFFu) > 0x7F800000u) | (v8u)((y & 0x7FFFFFFFu) > 0x7F800000u) |
+                    (xs & ys & (v8u)(((x ^ y) >> 31) != 0));
+    return sel_lanes(xs | ys, sel_lanes(nan, (v8u){0}, hi) | (nan & 0x7FFFFFFFu), r);
+}
+
+/* The fast path with the products and the sums inside each group in eight
+ * lanes, then the chain into c one group at a time.  NaN/Inf inputs take the
+ * general path (returns -1); products and sums that overflow are handled. */
+MULTI_ISA static int ftz_mul_add_lanes(const mf_instr *in, const mf_case *cs, uint64_t *d)
+{
+    const int K = in->k, X = in->x;
+    if ((in->fa != MF_FMT_F16 && in->fa != MF_FMT_BF16) || in->fb != in->fa || (X != 2 && X != 4) || K > 16 ||
+        K % X)
+        return -1;
+    const uint32_t *tab = mf_dec_tab[in->fa];
+    if (!tab)
+        return -1;
+    uint32_t wa[16] = {0}, wb[16] = {0}, any = 0;   /* word 0: +0 */
+    for (int k = 0; k < K; k++) {
+        wa[k] = tab[cs->a[k] & 0xFFFF];
+        wb[k] = tab[cs->b[k] & 0xFFFF];
+        any |= wa[k] | wb[k];
+    }
+    if (any & (UINT32_C(1) << 27))   /* cls >= MF_CLS_INF */
+        return -1;
+    uint32_t p[16];
+    for (int h = 0; h < (K + 7) / 8; h++) {
+        v8u va, vb, vp;
+        LOAD8(va, wa + 8 * h);
+        LOAD8(vb, wb + 8 * h);
+        vp = in->fa == MF_FMT_F16 ? ftz_mul_lanes(va, vb, 10) : ftz_mul_lanes(va, vb, 7);
+        memcpy(p + 8 * h, &vp, sizeof vp);
+    }
+    /* level 1: p[2j] + p[2j+1]; level 2 (groups of four): pairs of those */
+    uint32_t xs[8] = {0}, ys[8] = {0}, sum[8];
+    for (int j = 0; j < K / 2; j++) {
+        xs[j] = p[2 * j];
+        ys[j] = p[2 * j + 1];
+    }
+    v8u vx, vy, vs;
+    LOAD8(vx, xs);
+    LOAD8(vy, ys);
+    vs = ftz_add_lanes(vx, vy);
+    memcpy(sum, &vs, sizeof vs);
+    int groups = K / 2;
+    if (X == 4) {
+        for (int j = 0; j < 8; j++) {
+            xs[j] = j < K / 4 ? sum[2 * j] : 0;
+            ys[j] = j < K / 4 ? sum[2 * j + 1] : 0;
+        }
+        LOAD8(vx, xs);
+        LOAD8(vy, ys);
+        vs = ftz_add_lanes(vx, vy);
+        memcpy(sum, &vs, sizeof vs);
+        groups = K / 4;
+    }
+    uint32_t c = (uint32_t)cs->c;
+    if ((c & 0x7F800000u) == 0)
+        c = 0;  /* subnormal or zero c flushed to +0 */
+    for (int g = 0; g < groups; g++)
+        c = ftz_add_fast(c, sum[g]);
+    *d = c;
+    return 0;
+}
+
 uint64_t mf_eval_ftz_mul_add(const mf_instr *in, const mf_case *cs, const mf_trace *tr)
 {
     uint64_t fast;
-    if (!tr && ftz_mul_add_fast(in, cs, &fast) == 0)
+    if (!tr && (ftz_mul_add_lanes(in, cs, &fast) == 0 || ftz_mul_add_fast(in, cs, &fast) == 0))
         return fast;
     const int P = in->x;
     uint64_t p[MF_KMAX];

@@ -9,6 +9,7 @@
  * path.  tests/model checks both paths against the same recorded vectors.
  */
 #include "internal.h"
+#include "lanes.h"
 
 /* Decode a finite-or-special value of an input format.  *sig gets the
  * significand (hidden bit included, 0 for zero), *exp the exponent, and the
@@ -197,13 +198,6 @@ static inline __attribute__((always_inline)) int chunk_core(const mf_instr *in, 
     return 0;
 }
 
-/* Built twice where the compiler can: for AVX2 and for the baseline ISA; the
- * loader picks one at start-up.  Results are identical (integer code). */
-#if defined(__x86_64__) && defined(__GNUC__) && !defined(MMAFUZZ_NO_CLONES)
-#define MULTI_ISA __attribute__((target_clones("avx2", "default")))
-#else
-#define MULTI_ISA
-#endif
 
 #define FAST_FORMATS(X) X(TF32) X(F16) X(BF16) X(E5M2) X(E4M3) X(E3M2) X(E2M3) X(E2M1)
 

@@ -11,6 +11,7 @@
  * special values included.
  */
 #include "internal.h"
+#include "lanes.h"
 
 #include <string.h>
 
@@ -79,25 +80,6 @@ static inline uint32_t dec_word(mf_format f, uint64_t x)
     mf_value v = mf_decode(f, x);   /* tf32: 11-bit significand, exponent within 10 bits */
     return (uint32_t)v.sig | ((uint32_t)(v.exp + 512) << 16) | ((uint32_t)v.cls << 26) | ((uint32_t)v.sign << 28);
 }
-
-#if defined(__x86_64__) && defined(__GNUC__) && !defined(MMAFUZZ_NO_CLONES)
-#define MULTI_ISA __attribute__((target_clones("avx2", "default")))
-#else
-#define MULTI_ISA
-#endif
-
-/* Eight lanes of 32-bit integers (GCC/Clang vector extensions: AVX2
- * registers in the avx2 clone, pairs of SSE registers otherwise). */
-typedef uint32_t v8u __attribute__((vector_size(32)));
-typedef int32_t v8i __attribute__((vector_size(32)));
-
-/* v = eight 32-bit values at p (any alignment) */
-#define LOAD8(v, p) memcpy(&(v), (p), sizeof(v))
-
-/* The helpers below are always inlined into the kernels, so the note GCC
- * gives on passing AVX vectors by value without AVX does not apply. */
-#pragma GCC diagnostic ignored "-Wpsabi"
-#define AI static inline __attribute__((always_inline))
 
 /* The aligned, truncated products of one chunk [k0, k0+L) in the eight lanes
  * of row dc->a: S (units 2^-F at 2^emax); *emax comes in holding the
@@ -222,18 +204,6 @@ static int lanes_ok(const mf_instr *in, int k)
 static inline int lane_pos(int kk, int emu, int half)
 {
     return emu ? mf_f16_emu_pos(kk, half) : kk;
-}
-
-/* Leading zeros of each lane (lanes that are 0 give 31: callers mask them). */
-AI v8u clz_lanes(v8u x)
-{
-    v8u n = {0}, m;
-    m = (v8u)((x >> 16) == 0), n += m & 16, x = (x & ~m) | ((x << 16) & m);
-    m = (v8u)((x >> 24) == 0), n += m & 8, x = (x & ~m) | ((x << 8) & m);
-    m = (v8u)((x >> 28) == 0), n += m & 4, x = (x & ~m) | ((x << 4) & m);
-    m = (v8u)((x >> 30) == 0), n += m & 2, x = (x & ~m) | ((x << 2) & m);
-    m = (v8u)((x >> 31) == 0), n += m & 1;
-    return n;
 }
 
 /* (neg ? -1 : 1) * mag * 2^q (mag < 2^32, neg 0 or 1) rounded to a binary

@@ -203,8 +203,19 @@ static int e_fdpa_chunk_clusters(const mf_instr *in, const mf_case *cs, int k0, 
             sign = s;
             sm = mag;
             ex = qmin;
-        } else {
-            mf_add_terms(s, mag, qmin, sign, sm, ex, &sign, &sm, &ex);
+        } else if (mag != 0) {
+            /* the running sum lies under this cluster's lowest bit 2^qmin,
+             * and the cluster is nonzero, so it gives the sign.  The running
+             * sum joins it exactly when the two fit in 126 bits; otherwise
+             * its bits below the window are jammed into a sticky bit, over
+             * 100 bits under the result's rounding position (what
+             * mf_add_terms does for any pair, with fewer cases here) */
+            const int room = 126 - mf_bitlen128(mag), d = qmin - ex;
+            const int sh = d < room ? d : room;
+            const mf_u128 lo = d > room ? mf_shr_jam128(sm, d - room) : sm, hi = mag << sh;
+            sm = sign == s ? hi + lo : hi - lo;
+            sign = s;
+            ex = qmin - sh;
         }
     }
     if (sm == 0) {

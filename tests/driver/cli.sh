@@ -2,8 +2,10 @@
 # `mmafuzz run / replay / shrink` from the outside: bad input gives a clear
 # message and exit 2 (harness/cli.h); Ctrl-C finishes the batch, writes the
 # state and the summary; --resume continues from the state file; shrink
-# minimizes a saved case again.  Expected values: the contracts written in
-# `mmafuzz run --help` / `replay --help` / `shrink --help`.
+# minimizes a saved case again; what a run files does not depend on -jobs;
+# --model compares with another architecture's model.  Expected values: the
+# contracts written in `mmafuzz run --help` / `replay --help` /
+# `shrink --help`, and runs of the same cases set up another way.
 #   cli.sh MMAFUZZ WORKDIR
 set -u
 EXE=$1
@@ -30,6 +32,8 @@ expect 2 "matches no instruction" "$EXE" run --instr 'hopper/mma.nosuch' --devic
 expect 2 "unknown device" "$EXE" run --device gpu0 -runs 1
 expect 2 "model:nosucharch: unknown architecture" "$EXE" run --device model:nosucharch -runs 1
 expect 2 "-jobs: expected" "$EXE" run --device model:ampere -jobs 0
+expect 2 "--model: unknown architecture 'nosuch'" "$EXE" run --device model:ampere --model nosuch -runs 1
+expect 2 "--model: unknown architecture 'nosuch'" "$EXE" replay --device model:ampere --model nosuch x.vec
 expect 2 "is not a number" "$EXE" run --device model:ampere -runs many
 expect 2 "campaign.state: cannot open" "$EXE" run --resume nosuchdir
 expect 2 "nosuchfile: cannot open" "$EXE" replay --device model:ampere nosuchfile
@@ -70,6 +74,31 @@ if [ -n "$f" ]; then
 else
     bad "resume run filed no mismatch"
 fi
+
+# the files a run writes depend on the seed and the cases, not on -jobs
+"$EXE" run --instr "$INSTR" --device model:ampere -seed 9 --out j1 -runs 40960 -batch 20480 -jobs 1 >/dev/null 2>&1
+"$EXE" run --instr "$INSTR" --device model:ampere -seed 9 --out j3 -runs 40960 -batch 20480 -jobs 3 >/dev/null 2>&1
+(cd j1 && find . -name '*.vec' | sort) >j1.list
+(cd j3 && find . -name '*.vec' | sort) >j3.list
+[ -s j1.list ] || bad "-jobs 1 run filed nothing"
+cmp -s j1.list j3.list || bad "-jobs 1 and -jobs 3 filed different mismatches"
+
+# --model: the hopper model as the device against the ampere model finds
+# what the ampere model as the device against the hopper model finds (a
+# disagreement is symmetric, so the minimized cases and their hashes agree);
+# replay needs the same --model to reproduce them
+"$EXE" run --instr "$INSTR" --device model:hopper --model ampere -seed 9 --out xm -runs 40960 -batch 20480 \
+    >/dev/null 2>&1
+(cd xm && find . -name '*.vec' | sort) >xm.list
+cmp -s j1.list xm.list || bad "--model ampere on model:hopper filed other mismatches than model:ampere"
+f=$(find xm -name '*.vec' | head -1)
+grep -q "^# model: ampere/${INSTR#*/} " "$f" || bad "--model: no '# model:' line in $f"
+grep -q -- "--model ampere" "$f" || bad "--model: the replay line lacks --model"
+"$EXE" replay xm --device model:hopper --model ampere >xm.replay 2>&1
+[ $? -eq 1 ] || bad "replay --model ampere: expected exit 1"
+grep -q " 0 agree" xm.replay || bad "replay --model ampere: some cases agree: $(tail -1 xm.replay)"
+"$EXE" replay xm --device model:hopper >xm.replay0 2>&1
+[ $? -eq 0 ] || bad "replay without --model: expected exit 0 (hopper model on both sides)"
 
 [ $fail -eq 0 ] && echo ok
 exit $fail

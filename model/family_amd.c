@@ -123,106 +123,126 @@ static uint64_t acc_round_f32(wide_acc *acc)
     return mf_round_pack(MF_FMT_F32, neg, m, lo - ACC_LSB, 23, MF_RM_RNE);
 }
 
+/* A term of an E-FDPA chunk: (-1)^neg * m * 2^q, m < 2^24. */
+typedef struct ef_term {
+    int neg, q;
+    uint64_t m;
+} ef_term;
+
+/* A bf16 input as a term, from its fields (random inputs miss the 256 KB
+ * decode table in the L1 cache).  @return 1 when it is not zero. */
+static inline int ef_bf16(uint64_t x, ef_term *t, int *special)
+{
+    const int f = (int)((x >> 7) & 0xFF);
+    *special |= f == 0xFF;
+    t->neg = (int)((x >> 15) & 1);
+    t->m = (x & 0x7F) | (f ? 0x80u : 0);
+    t->q = (f ? f : 1) - 134;
+    return t->m != 0;
+}
+
 /* One E-FDPA chunk without NaN/Inf products, any input format (bf16's
- * products can lie 500 bits apart): the nonzero products and c are exact terms m * 2^q with
- * m < 2^24.  Ordered by exponent, they form clusters, each spanning at most
- * 100 bits (its sum is exact in 128 bits) and each lying wholly above the
- * ones below (the lowest bit of a cluster's terms above the largest value
- * the clusters below can sum to): with at most 3 terms in a chunk (L = 2)
- * that always holds.  The clusters are joined from the bottom
- * up with mf_add_terms: two exact terms give an exactly rounded sum, and a
- * nonzero cluster above the running sum keeps every bit that sum could
- * change far below its own rounding position (a zero one leaves the sum
- * alone).  @return 0 when that applies, else -1 (the wide accumulator of
- * the general path is needed). */
+ * products can lie 500 bits apart): the nonzero products and c are exact
+ * terms m * 2^q with m < 2^24.  Ordered by q, they form clusters wherever
+ * two neighbours lie more than 28 bits apart; each cluster is summed exactly
+ * in 128 bits (at most 100 bits wide, which always holds with L = 2) and
+ * lies wholly above the clusters below (their terms sum to less than
+ * 2^(q+24+4) for their largest q, under the lowest bit of the cluster
+ * above).  The clusters are joined from the bottom up: a nonzero cluster
+ * takes the running sum exactly when both fit in 126 bits, else with the
+ * running sum's low bits jammed into a sticky bit over 100 bits under the
+ * result's rounding position; a zero cluster leaves the sum alone.
+ * @return 0 when that applies, else -1 (the wide accumulator of the general
+ * path is needed). */
 static int e_fdpa_chunk_clusters(const mf_instr *in, const mf_case *cs, int k0, int fr, uint32_t c, uint64_t *d)
 {
-    int n = 0, neg[MF_KMAX + 1], q[MF_KMAX + 1];
-    uint64_t m[MF_KMAX + 1];
-    int special = 0;
+    ef_term t[MF_KMAX + 1];
+    int n = 0, special = 0;
     const int bf16 = in->fa == MF_FMT_BF16 && in->fb == MF_FMT_BF16;
-    for (int i = 0; i < in->L; i++) {
-        /* bf16 from its fields: random inputs miss the 256 KB table in the L1 cache */
-        mf_value va = bf16 ? mf_decode_ieee(cs->a[k0 + i] & 0xFFFF, 8, 7, 127, 1) : mf_decode_fast(in->fa, cs->a[k0 + i]),
-                 vb = bf16 ? mf_decode_ieee(cs->b[k0 + i] & 0xFFFF, 8, 7, 127, 1) : mf_decode_fast(in->fb, cs->b[k0 + i]);
-        special |= va.cls >= MF_CLS_INF || vb.cls >= MF_CLS_INF;
-        neg[n] = va.sign ^ vb.sign;
-        m[n] = va.sig * vb.sig;
-        q[n] = va.exp + vb.exp - fr;
-        n += m[n] != 0;
+    for (int k = k0; k < k0 + in->L; k++) {
+        ef_term a, b;
+        int nz;
+        if (bf16) {
+            nz = ef_bf16(cs->a[k], &a, &special) & ef_bf16(cs->b[k], &b, &special);
+        } else {
+            const mf_value va = mf_decode_fast(in->fa, cs->a[k]), vb = mf_decode_fast(in->fb, cs->b[k]);
+            special |= va.cls >= MF_CLS_INF || vb.cls >= MF_CLS_INF;
+            a = (ef_term){va.sign, va.exp, va.sig};
+            b = (ef_term){vb.sign, vb.exp - fr, vb.sig};
+            nz = va.sig != 0 && vb.sig != 0;
+        }
+        t[n] = (ef_term){a.neg ^ b.neg, a.q + b.q, a.m * b.m};
+        n += nz;
     }
     if (special)
         return -1;
-    const mf_value vc = mf_decode_fast(MF_FMT_F32, c);
-    if (vc.cls >= MF_CLS_INF) {   /* finite products and a NaN or Inf c (often an earlier chunk's overflow) */
-        *d = vc.cls == MF_CLS_NAN ? mf_canonical_nan(MF_FMT_F32) : c;
+    const int fc = (int)((c >> 23) & 0xFF);
+    if (fc == 0xFF) {   /* finite products and a NaN or Inf c (often an earlier chunk's overflow) */
+        *d = (c & 0x7FFFFFu) ? mf_canonical_nan(MF_FMT_F32) : c;
         return 0;
     }
-    if (vc.cls == MF_CLS_FINITE) {
-        neg[n] = vc.sign;
-        m[n] = vc.sig;
-        q[n] = vc.exp - 23;
-        n++;
-    }
+    t[n] = (ef_term){(int)(c >> 31), (fc ? fc : 1) - 150, (c & 0x7FFFFFu) | (fc ? 0x800000u : 0)};
+    n += t[n].m != 0;
     if (n == 0) {
         *d = 0;   /* every term zero: +0 */
         return 0;
     }
-    /* largest exponent first (insertion sort of at most L + 1 terms) */
-    int ord[MF_KMAX + 1];
+    /* largest q first: a sorting network for up to three terms (L = 2),
+     * insertion sort beyond */
+#define EF_ORDER(i, j)                                                                                           \
+    if (t[j].q > t[i].q) {                                                                                       \
+        const ef_term x_ = t[i];                                                                                 \
+        t[i] = t[j];                                                                                             \
+        t[j] = x_;                                                                                               \
+    }
+    if (n == 3) {
+        EF_ORDER(0, 1) EF_ORDER(1, 2) EF_ORDER(0, 1)
+    } else if (n == 2) {
+        EF_ORDER(0, 1)
+    } else {
+        for (int i = 1; i < n; i++) {
+            const ef_term x = t[i];
+            int j = i;
+            for (; j > 0 && t[j - 1].q < x.q; j--)
+                t[j] = t[j - 1];
+            t[j] = x;
+        }
+    }
+#undef EF_ORDER
+    /* clusters: S[g] exact, in units of 2^qc[g] (the lowest q of its terms) */
+    __int128 S[MF_KMAX + 1];
+    int qc[MF_KMAX + 1], nc = 0, qtop = 0;
     for (int i = 0; i < n; i++) {
-        int j = i;
-        for (; j > 0 && q[ord[j - 1]] < q[i]; j--)
-            ord[j] = ord[j - 1];
-        ord[j] = i;
-    }
-    /* cut into clusters wherever two neighbours lie more than 28 bits apart:
-     * the terms below a cut sum to less than 2^(q + 24 + 4) (m < 2^24, at
-     * most 9 terms), under the lowest bit of the cluster above */
-    int start[MF_KMAX + 2], ng = 0;
-    start[ng++] = 0;
-    for (int i = 1; i < n; i++) {
-        if (q[ord[i - 1]] - q[ord[i]] > 28)
-            start[ng++] = i;
-        else if (q[ord[start[ng - 1]]] - q[ord[i]] > 100)
+        const __int128 v = t[i].neg ? -(__int128)t[i].m : (__int128)t[i].m;
+        if (i == 0 || t[i - 1].q - t[i].q > 28) {
+            S[nc] = v;
+            qc[nc++] = qtop = t[i].q;
+        } else if (qtop - t[i].q > 100) {
             return -1;   /* a cluster wider than 100 bits */
+        } else {
+            S[nc - 1] = S[nc - 1] * ((__int128)1 << (qc[nc - 1] - t[i].q)) + v;
+            qc[nc - 1] = t[i].q;
+        }
     }
-    start[ng] = n;
-    int sign = 0, ex = 0;
-    mf_u128 sm = 0;
-    for (int g = ng - 1; g >= 0; g--) {
-        const int qmin = q[ord[start[g + 1] - 1]];
-        __int128 S = 0;
-        for (int i = start[g]; i < start[g + 1]; i++) {
-            const __int128 t = (__int128)((mf_u128)m[ord[i]] << (q[ord[i]] - qmin)), nm = -(__int128)neg[ord[i]];
-            S += (t ^ nm) - nm;   /* t < 2^124 */
-        }
-        const int s = S < 0;
-        const mf_u128 mag = s ? (mf_u128)(-S) : (mf_u128)S;
-        if (g == ng - 1) {   /* the lowest cluster starts the running sum */
-            sign = s;
-            sm = mag;
-            ex = qmin;
-        } else if (mag != 0) {
-            /* the running sum lies under this cluster's lowest bit 2^qmin,
-             * and the cluster is nonzero, so it gives the sign.  The running
-             * sum joins it exactly when the two fit in 126 bits; otherwise
-             * its bits below the window are jammed into a sticky bit, over
-             * 100 bits under the result's rounding position (what
-             * mf_add_terms does for any pair, with fewer cases here) */
-            const int room = 126 - mf_bitlen128(mag), d = qmin - ex;
-            const int sh = d < room ? d : room;
-            const mf_u128 lo = d > room ? mf_shr_jam128(sm, d - room) : sm, hi = mag << sh;
-            sm = sign == s ? hi + lo : hi - lo;
-            sign = s;
-            ex = qmin - sh;
-        }
+    /* bottom-up */
+    int sign = S[nc - 1] < 0, ex = qc[nc - 1];
+    mf_u128 sm = sign ? (mf_u128)(-S[nc - 1]) : (mf_u128)S[nc - 1];
+    for (int g = nc - 2; g >= 0; g--) {
+        if (S[g] == 0)
+            continue;
+        const int s = S[g] < 0;
+        const mf_u128 mag = s ? (mf_u128)(-S[g]) : (mf_u128)S[g];
+        const int room = 126 - mf_bitlen128(mag), dq = qc[g] - ex, sh = dq < room ? dq : room;
+        const mf_u128 lo = dq > room ? mf_shr_jam128(sm, dq - room) : sm, hi = mag << sh;
+        sm = sign == s ? hi + lo : hi - lo;
+        sign = s;
+        ex = qc[g] - sh;
     }
     if (sm == 0) {
         *d = 0;   /* exact cancellation: +0 */
         return 0;
     }
-    uint64_t m64 = mf_jam64(sm, &ex);
+    const uint64_t m64 = mf_jam64(sm, &ex);
     *d = mf_round64(sign, m64, ex, 23, 23, 8, MF_RM_RNE);
     return 0;
 }

@@ -134,7 +134,7 @@ static void run_usage(FILE *f)
             "  -jobs N             model threads (default: all cores)\n"
             "  --mix LIST          generators and weights, e.g. uniform:1,special:2,mutate:1\n"
             "                      (uniform window cancel special boundary table mutate; default all)\n"
-            "  -batch N            cases per device batch (default 1048576)\n"
+            "  -batch N            cases per device batch (default 4194304; three batches in memory)\n"
             "  -minimize N         mismatches re-run and minimized per batch (default 16)\n"
             "  -report S           seconds between status lines and stats records when not on a terminal (10)\n"
             "  --resume DIR        continue the campaign whose state is DIR/campaign.state\n\n"
@@ -268,7 +268,7 @@ static int parse_opts(int argc, char **argv, run_opts *o)
     o->jobs = (int)sysconf(_SC_NPROCESSORS_ONLN);
     if (o->jobs < 1)
         o->jobs = 1;
-    o->batch = 1 << 20;
+    o->batch = 1 << 22;
     o->minimize = 16;
     o->report_period = 10;
     gen_mix_default(&o->mix);

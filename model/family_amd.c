@@ -565,7 +565,7 @@ AI v8u ftz_add_lanes(v8u x, v8u y)
 /* The fast path with the products and the sums inside each group in eight
  * lanes, then the chain into c one group at a time.  NaN/Inf inputs take the
  * general path (returns -1); products and sums that overflow are handled. */
-MULTI_ISA static int ftz_mul_add_lanes(const mf_instr *in, const mf_case *cs, uint64_t *d)
+AI int ftz_mul_add_lanes_body(const mf_instr *in, const mf_case *cs, uint64_t *d)
 {
     const int K = in->k, X = in->x;
     if ((in->fa != MF_FMT_F16 && in->fa != MF_FMT_BF16) || in->fb != in->fa || (X != 2 && X != 4) || K > 16 ||
@@ -587,7 +587,10 @@ MULTI_ISA static int ftz_mul_add_lanes(const mf_instr *in, const mf_case *cs, ui
         v8u va, vb, vp;
         LOAD8(va, wa + 8 * h);
         LOAD8(vb, wb + 8 * h);
-        vp = in->fa == MF_FMT_F16 ? ftz_mul_lanes(va, vb, 10) : ftz_mul_lanes(va, vb, 7);
+        if (in->fa == MF_FMT_F16)
+            vp = ftz_mul_lanes(va, vb, 10);
+        else
+            vp = ftz_mul_lanes(va, vb, 7);
         memcpy(p + 8 * h, &vp, sizeof vp);
     }
     /* level 1: p[2j] + p[2j+1]; level 2 (groups of four): pairs of those */
@@ -620,6 +623,14 @@ MULTI_ISA static int ftz_mul_add_lanes(const mf_instr *in, const mf_case *cs, ui
         c = ftz_add_fast(c, sum[g]);
     *d = c;
     return 0;
+}
+
+/* Built for AVX2 and for the baseline ISA (lanes.h); the body is a separate
+ * always-inline function, as clang wants no vector arguments in the
+ * target_clones function itself. */
+MULTI_ISA static int ftz_mul_add_lanes(const mf_instr *in, const mf_case *cs, uint64_t *d)
+{
+    return ftz_mul_add_lanes_body(in, cs, d);
 }
 
 uint64_t mf_eval_ftz_mul_add(const mf_instr *in, const mf_case *cs, const mf_trace *tr)

@@ -520,46 +520,12 @@ AI v8u ftz_mul_lanes(v8u wa, v8u wb, const int fr)
     return sel_lanes((v8u)(e < -126) | za | zb, s, r);
 }
 
-/* ftz_add_fast in eight lanes: operands are zeros, normals or Inf/NaN
- * (never subnormal).  The smaller significand is aligned with three guard
- * bits, the last one sticky, which is enough for round to nearest even; a
- * result below 2^-126 is exact and flushed, keeping its sign; an exact
- * cancellation gives +0; Inf and NaN as in mf_f32_add (canonical NaN). */
+/* ftz_add in eight lanes: the IEEE sum (lanes.h), a subnormal result
+ * flushed to a zero of its sign. */
 AI v8u ftz_add_lanes(v8u x, v8u y)
 {
-    const v8u swap = (v8u)((x & 0x7FFFFFFFu) < (y & 0x7FFFFFFFu));
-    const v8u hi = sel_lanes(swap, y, x), lo = sel_lanes(swap, x, y);
-    const v8u ehi = (hi >> 23) & 0xFF, elo = (lo >> 23) & 0xFF;
-    const v8u mh = ((hi & 0x7FFFFF) | 0x800000) << 3;
-    const v8u ml = (((lo & 0x7FFFFF) | 0x800000) << 3) & ~(v8u)(elo == 0);
-    v8u dist = ehi - elo;
-    dist = sel_lanes((v8u)(dist > 31), (v8u){31, 31, 31, 31, 31, 31, 31, 31}, dist);
-    const v8u one = {1, 1, 1, 1, 1, 1, 1, 1};
-    const v8u al = (ml >> dist) | ((v8u)((ml & ((one << dist) - 1)) != 0) & 1);
-    const v8u sub = (v8u)(((hi ^ lo) >> 31) != 0);
-    const v8u m = sel_lanes(sub, mh - al, mh + al);   /* below 2^28 */
-    const v8i lead = 31 - (v8i)clz_lanes(m);
-    v8i e = (v8i)ehi + lead - 26;
-    const v8u right = (v8u)(lead > 23);
-    const v8u rs = sel_lanes(right, (v8u)(lead - 23), (v8u){0}), ls = sel_lanes(right, (v8u){0}, (v8u)(23 - lead));
-    const v8u kept = m >> rs, rem = m & ((one << rs) - 1), half = (one << rs) >> 1;
-    const v8u up = right & ((v8u)(rem > half) | ((v8u)(rem == half) & (v8u)((kept & 1) != 0))) & 1;
-    v8u sig = kept + up;
-    const v8u carry = sig >> 24;
-    sig >>= carry;
-    e += (v8i)carry;
-    sig = sel_lanes(right, sig, m << ls);
-    const v8u sign = hi & 0x80000000u;
-    v8u r = sign | (v8u)e << 23 | (sig & 0x7FFFFF);
-    r = sel_lanes((v8u)(e >= 255), sign | 0x7F800000u, r);
-    r = sel_lanes((v8u)(e <= 0), sign, r);
-    r = sel_lanes((v8u)(m == 0), (v8u){0}, r);
-    r = sel_lanes((v8u)(ehi == 0), x & y, r);   /* +-0 + +-0: the AND of the signs */
-    /* Inf and NaN: hi holds one whenever any operand does (largest magnitude) */
-    const v8u xs = (v8u)((x & 0x7F800000u) == 0x7F800000u), ys = (v8u)((y & 0x7F800000u) == 0x7F800000u);
-    const v8u nan = (v8u)((x & 0x7FFFFFFFu) > 0x7F800000u) | (v8u)((y & 0x7FFFFFFFu) > 0x7F800000u) |
-                    (xs & ys & (v8u)(((x ^ y) >> 31) != 0));
-    return sel_lanes(xs | ys, sel_lanes(nan, (v8u){0}, hi) | (nan & 0x7FFFFFFFu), r);
+    const v8u r = ieee_add_lanes(x, y, 1);
+    return sel_lanes((v8u)((r & 0x7F800000u) == 0), r & 0x80000000u, r);
 }
 
 /* The fast path with the products and the sums inside each group in eight

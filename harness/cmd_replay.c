@@ -58,7 +58,7 @@ static void flush_pending(replay_ctx *rc)
         mz_dev *z = &rc->z[row];
         const mf_instr *model = rc->model_arch == MF_ARCH_COUNT ? in : mf_instr_on_arch(in, rc->model_arch);
         int supported = model && mf_device_supports(rc->dev, in, NULL);
-        if (supported && !z->dev && mz_dev_init(z, rc->dev, in)) {
+        if (supported && !z->dev && mz_dev_init(z, rc->dev, in, model)) {
             fprintf(stderr, "mmafuzz replay: %s\n", z->err);
             supported = 0;
         }
@@ -297,7 +297,7 @@ int cmd_shrink(int argc, char **argv)
     memset(&st, 0, sizeof st);
     if (!mf_device_supports(dev, sc.c.in, NULL)) {
         fprintf(stderr, "mmafuzz shrink: %s is not runnable on %s\n", sc.c.in->name, device);
-    } else if (mz_dev_init(&z, dev, sc.c.in)) {
+    } else if (mz_dev_init(&z, dev, sc.c.in, NULL)) {
         fprintf(stderr, "mmafuzz shrink: %s\n", z.err);
     } else {
         uint64_t d;

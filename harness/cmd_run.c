@@ -579,11 +579,10 @@ static int handle_mismatches(const run_opts *o, run_instr *ri, batch *b, store *
         }
     int rc = 0;
     if (!r->z_ready) {
-        if (mz_dev_init(&r->z, dev, b->in)) {
+        if (mz_dev_init(&r->z, dev, b->in, r->model)) {
             fprintf(stderr, "mmafuzz run: %s\n", r->z.err);
             rc = -1;
         } else {
-            r->z.model = r->model;
             r->z_ready = 1;
         }
     }

@@ -17,12 +17,12 @@ static double now_s(void)
     return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
 }
 
-int mz_dev_init(mz_dev *z, mf_device *dev, const mf_instr *in)
+int mz_dev_init(mz_dev *z, mf_device *dev, const mf_instr *in, const mf_instr *model)
 {
     memset(z, 0, sizeof *z);
     z->dev = dev;
     z->in = in;
-    z->model = in;
+    z->model = model ? model : in;
     if (mf_device_tile_shape(dev, in, NULL, &z->m, &z->n, &z->k) || z->k != in->k || z->m < 1 || z->n < 1) {
         snprintf(z->err, sizeof z->err, "%s: the device reports no usable tile shape", in->name);
         return -1;

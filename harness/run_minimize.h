@@ -26,8 +26,10 @@ typedef struct mz_dev {
     char err[512];        /* the last device error */
 } mz_dev;
 
-/* @return 0, or -1 (out of memory / bad shape, message in z->err). */
-int mz_dev_init(mz_dev *z, mf_device *dev, const mf_instr *in);
+/* Bind z to instruction `in` on dev; the model evaluates row `model` (NULL:
+ * `in` itself; mmafuzz run --model gives another architecture's row).
+ * @return 0, or -1 (out of memory / bad shape, message in z->err). */
+int mz_dev_init(mz_dev *z, mf_device *dev, const mf_instr *in, const mf_instr *model);
 void mz_dev_free(mz_dev *z);
 
 /* Run n cases on the device, each alone on a tile diagonal; out[i] = the

@@ -122,8 +122,8 @@ void rs_summary(rs_stats *s, FILE *f, const char *why)
     if (s->tty)
         fprintf(stderr, "\n");
     /* M/s/thr: cases per second of one model thread (generation and model
-     * evaluation); dev s: seconds in device calls; min s: mean and largest
-     * minimization time */
+     * evaluation); dev s: seconds in device calls; min s, max s: mean and
+     * largest time to handle a mismatch (re-runs, minimization, file) */
     fprintf(f, "%-64s %12s %8s %7s %10s %8s %6s %5s %7s %7s\n", "instruction", "cases", "M/s/thr", "dev s",
             "mismatches", "minimzd", "unique", "new", "min s", "max s");
     for (int i = 0; i < s->n; i++) {

@@ -167,6 +167,7 @@ static int e_fdpa_chunk_clusters(const mf_instr *in, const mf_case *cs, int k0, 
         } else {
             const mf_value va = mf_decode_fast(in->fa, cs->a[k]), vb = mf_decode_fast(in->fb, cs->b[k]);
             special |= va.cls >= MF_CLS_INF || vb.cls >= MF_CLS_INF;
+            /* the terms' q add up to the product's: exp_a + exp_b - fr */
             a = (ef_term){va.sign, va.exp, va.sig};
             b = (ef_term){vb.sign, vb.exp - fr, vb.sig};
             nz = va.sig != 0 && vb.sig != 0;

@@ -256,7 +256,7 @@ static void device_check(const mf_instr *in, const mf_case *cs)
     if (zdev.in != in) {
         mz_dev_free(&zdev);
         memset(&zdev, 0, sizeof zdev);
-        if (mz_dev_init(&zdev, device, in)) {
+        if (mz_dev_init(&zdev, device, in, NULL)) {
             fprintf(stderr, "fuzz_model: %s: %s\n", in->name, zdev.err);
             abort();
         }

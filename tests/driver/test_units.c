@@ -122,7 +122,7 @@ static void test_minimize(void)
     char err[300];
     CHECK(mf_device_open("model:ampere", &dev, err, sizeof err) == 0, "open model:ampere: %s", err);
     mz_dev z;
-    CHECK(mz_dev_init(&z, dev, in) == 0, "mz_dev_init");
+    CHECK(mz_dev_init(&z, dev, in, NULL) == 0, "mz_dev_init");
     mf_case cs;
     memset(&cs, 0, sizeof cs);
     cs.c = 0xb3000000;

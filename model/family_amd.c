@@ -129,18 +129,6 @@ typedef struct ef_term {
     uint64_t m;
 } ef_term;
 
-/* A bf16 input as a term, from its fields (random inputs miss the 256 KB
- * decode table in the L1 cache).  @return 1 when it is not zero. */
-static inline int ef_bf16(uint64_t x, ef_term *t, int *special)
-{
-    const int f = (int)((x >> 7) & 0xFF);
-    *special |= f == 0xFF;
-    t->neg = (int)((x >> 15) & 1);
-    t->m = (x & 0x7F) | (f ? 0x80u : 0);
-    t->q = (f ? f : 1) - 134;
-    return t->m != 0;
-}
-
 /* One E-FDPA chunk without NaN/Inf products, any input format (bf16's
  * products can lie 500 bits apart): the nonzero products and c are exact
  * terms m * 2^q with m < 2^24.  Ordered by q, they form clusters wherever
@@ -160,29 +148,21 @@ static int e_fdpa_chunk_clusters(const mf_instr *in, const mf_case *cs, int k0, 
     int n = 0, special = 0;
     const int bf16 = in->fa == MF_FMT_BF16 && in->fb == MF_FMT_BF16;
     for (int k = k0; k < k0 + in->L; k++) {
-        ef_term a, b;
-        int nz;
-        if (bf16) {
-            nz = ef_bf16(cs->a[k], &a, &special) & ef_bf16(cs->b[k], &b, &special);
-        } else {
-            const mf_value va = mf_decode_fast(in->fa, cs->a[k]), vb = mf_decode_fast(in->fb, cs->b[k]);
-            special |= va.cls >= MF_CLS_INF || vb.cls >= MF_CLS_INF;
-            /* the terms' q add up to the product's: exp_a + exp_b - fr */
-            a = (ef_term){va.sign, va.exp, va.sig};
-            b = (ef_term){vb.sign, vb.exp - fr, vb.sig};
-            nz = va.sig != 0 && vb.sig != 0;
-        }
-        t[n] = (ef_term){a.neg ^ b.neg, a.q + b.q, a.m * b.m};
-        n += nz;
+        /* bf16 from its fields: random inputs miss the 256 KB table in the L1 cache */
+        const mf_value va = bf16 ? mf_decode_ieee(cs->a[k] & 0xFFFF, 8, 7, 127, 1) : mf_decode_fast(in->fa, cs->a[k]),
+                       vb = bf16 ? mf_decode_ieee(cs->b[k] & 0xFFFF, 8, 7, 127, 1) : mf_decode_fast(in->fb, cs->b[k]);
+        special |= va.cls >= MF_CLS_INF || vb.cls >= MF_CLS_INF;
+        t[n] = (ef_term){va.sign ^ vb.sign, va.exp + vb.exp - fr, va.sig * vb.sig};
+        n += t[n].m != 0;
     }
     if (special)
         return -1;
-    const int fc = (int)((c >> 23) & 0xFF);
-    if (fc == 0xFF) {   /* finite products and a NaN or Inf c (often an earlier chunk's overflow) */
-        *d = (c & 0x7FFFFFu) ? mf_canonical_nan(MF_FMT_F32) : c;
+    const mf_value vc = mf_decode_fast(MF_FMT_F32, c);
+    if (vc.cls >= MF_CLS_INF) {   /* finite products and a NaN or Inf c (often an earlier chunk's overflow) */
+        *d = vc.cls == MF_CLS_NAN ? mf_canonical_nan(MF_FMT_F32) : c;
         return 0;
     }
-    t[n] = (ef_term){(int)(c >> 31), (fc ? fc : 1) - 150, (c & 0x7FFFFFu) | (fc ? 0x800000u : 0)};
+    t[n] = (ef_term){vc.sign, vc.exp - 23, vc.sig};
     n += t[n].m != 0;
     if (n == 0) {
         *d = 0;   /* every term zero: +0 */

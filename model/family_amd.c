@@ -387,27 +387,6 @@ static inline uint64_t ftz_add(uint64_t x, uint64_t y)
     return flush_keep_sign(mf_f32_add((uint32_t)x, (uint32_t)y));
 }
 
-/* The fast path's product: f16 or bf16 inputs as decode-table words (no
- * NaN/Inf), fr fraction bits.  The exact product has at most 22 significant
- * bits, so binary32 holds it exactly unless its exponent leaves the normal
- * range: above, RNE overflows to Inf; below, the rounded value is subnormal
- * or zero and is flushed, keeping its sign. */
-static inline uint32_t ftz_mul_words(uint32_t wa, uint32_t wb, const int fr)
-{
-    const uint32_t sa = wa & 0xFFFF, sb = wb & 0xFFFF;
-    const uint32_t za = (sa >> fr) == 0, zb = (sb >> fr) == 0;   /* zero or subnormal: +0 */
-    const uint32_t s = (za ? 0 : (wa >> 28) & 1) ^ (zb ? 0 : (wb >> 28) & 1);
-    if (za | zb)
-        return s << 31;
-    const uint32_t p = sa * sb, top = p >> (2 * fr + 1);   /* p in [2^(2fr), 2^(2fr+2)) */
-    const int e = (int)((wa >> 16) & 0x3FF) + (int)((wb >> 16) & 0x3FF) - 1024 + (int)top;
-    if (e > 127)
-        return s << 31 | 0x7F800000u;
-    if (e < -126)
-        return s << 31;
-    return s << 31 | (uint32_t)(e + 127) << 23 | ((p << (23 - 2 * fr - top)) & 0x7FFFFFu);
-}
-
 /* ftz_add for the fast path: operands are zeros, normals or Inf/NaN (never
  * subnormal: every input and result is flushed).  Two normals are added
  * with 32 guard bits and a sticky bit, rounded to nearest even; a result
@@ -457,38 +436,11 @@ static inline uint32_t ftz_add_fast(uint32_t x, uint32_t y)
     return s | (uint32_t)e << 23 | ((uint32_t)sig & 0x7FFFFFu);
 }
 
-/* The whole dot product without NaN/Inf inputs (the traced and the special
- * cases take the general path below).  @return 0 when it applies. */
-static int ftz_mul_add_fast(const mf_instr *in, const mf_case *cs, uint64_t *d)
-{
-    if ((in->fa != MF_FMT_F16 && in->fa != MF_FMT_BF16) || in->fb != in->fa || (in->x != 2 && in->x != 4))
-        return -1;
-    const uint32_t *tab = mf_dec_tab[in->fa];
-    if (!tab)
-        return -1;
-    const int fr = in->fa == MF_FMT_F16 ? 10 : 7;
-    uint32_t p[MF_KMAX];
-    for (int k = 0; k < in->k; k++) {
-        const uint32_t wa = tab[cs->a[k] & 0xFFFF], wb = tab[cs->b[k] & 0xFFFF];
-        if ((wa | wb) & (UINT32_C(1) << 27))   /* cls >= MF_CLS_INF */
-            return -1;
-        p[k] = fr == 10 ? ftz_mul_words(wa, wb, 10) : ftz_mul_words(wa, wb, 7);
-    }
-    uint32_t c = (uint32_t)cs->c;
-    if ((c & 0x7F800000u) == 0)
-        c = 0;  /* subnormal or zero c flushed to +0 */
-    for (int k = 0; k < in->k; k += in->x) {
-        uint32_t s = ftz_add_fast(p[k], p[k + 1]);
-        if (in->x == 4)
-            s = ftz_add_fast(s, ftz_add_fast(p[k + 2], p[k + 3]));
-        c = ftz_add_fast(c, s);
-    }
-    *d = c;
-    return 0;
-}
-
-/* ftz_mul_words in eight lanes: f16/bf16 decode-table words (no NaN/Inf),
- * fr fraction bits. */
+/* Eight products of f16 or bf16 inputs given as decode-table words (no
+ * NaN/Inf), fr fraction bits.  The exact product has at most 22 significant
+ * bits, so binary32 holds it exactly unless its exponent leaves the normal
+ * range: above, RNE overflows to Inf; below, the rounded value is subnormal
+ * or zero and is flushed, keeping its sign. */
 AI v8u ftz_mul_lanes(v8u wa, v8u wb, const int fr)
 {
     const v8u sa = wa & 0xFFFF, sb = wb & 0xFFFF;
@@ -583,7 +535,7 @@ MULTI_ISA static int ftz_mul_add_lanes(const mf_instr *in, const mf_case *cs, ui
 uint64_t mf_eval_ftz_mul_add(const mf_instr *in, const mf_case *cs, const mf_trace *tr)
 {
     uint64_t fast;
-    if (!tr && (ftz_mul_add_lanes(in, cs, &fast) == 0 || ftz_mul_add_fast(in, cs, &fast) == 0))
+    if (!tr && ftz_mul_add_lanes(in, cs, &fast) == 0)
         return fast;
     const int P = in->x;
     uint64_t p[MF_KMAX];

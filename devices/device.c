@@ -3,6 +3,7 @@
  * every backend (mf_device.h).
  */
 #include "backend.h"
+#include "cuda/layout.h"   /* the CUDA wrappers' forms (plain C, built without a toolkit too) */
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -172,4 +173,29 @@ const char *mf_device_target(const mf_instr *in, const char **why)
     if (why)
         *why = t ? "" : "model-only: nvcc 13.0 no longer builds sm_70";
     return t;
+}
+
+void mf_device_form_of(const mf_instr *in, mf_device_form *out)
+{
+    static const char *const default_only[] = {"", NULL};
+    out->form = NULL;
+    out->why = NULL;
+    out->variants = default_only;
+    if (mf_arch_is_amd(in->arch)) {
+        out->form = "mfma";
+        return;
+    }
+    switch (mf_ptx_kind_of(in, &out->why)) {
+    case MF_PTX_MMA_SYNC:
+        out->form = "mma.sync";
+        break;
+    case MF_PTX_WGMMA:
+        out->form = "wgmma";
+        out->variants = mf_wgmma_variants;
+        break;
+    default:
+        if (!out->why || !*out->why)
+            out->why = "no CUDA wrapper";
+        break;
+    }
 }

@@ -111,6 +111,17 @@ static inline void mf_abi_set(mf_format f, void *base, size_t idx, uint64_t v)
  * (volta: nvcc 13.0 dropped sm_70).  `why` (may be NULL) receives a reason. */
 const char *mf_device_target(const mf_instr *in, const char **why);
 
+/* How the project's device wrappers run instruction `in` (whether or not a
+ * device is present): the instruction form, or NULL with the reason it
+ * stays model-only, and the variants the wrapper has.  The harness asks
+ * this here instead of reading a backend's own headers. */
+typedef struct mf_device_form {
+    const char *form;             /* "mma.sync", "wgmma", "mfma"; NULL: no wrapper */
+    const char *why;              /* form NULL: why the row stays model-only */
+    const char *const *variants;  /* NULL-terminated; "" (the default) first */
+} mf_device_form;
+void mf_device_form_of(const mf_instr *in, mf_device_form *out);
+
 /* Number of devices of a backend present (0 when not built or none). */
 int mf_device_count(mf_backend b);
 

@@ -5,7 +5,7 @@
  */
 #include "casegen.h"
 #include "cli.h"
-#include "layout.h"
+#include "instr_select.h"
 #include "mf_device.h"
 #include "vecfile.h"
 
@@ -15,38 +15,92 @@
 #include <string.h>
 #include <time.h>
 
-/* Same matching rule as `mmafuzz list`: a glob if PATTERN has * ? [, else an
- * exact name, else a substring. */
-static int name_matches(const char *pattern, const char *name)
+/* ---------------------------------------------------------------- devices */
+
+/* Print s as a JSON string. */
+static void json_str(const char *s)
 {
-    if (!pattern)
-        return 1;
-    if (strpbrk(pattern, "*?["))
-        return mf_glob_match(pattern, name);
-    if (mf_instr_find(pattern))
-        return !strcmp(pattern, name);
-    return strstr(name, pattern) != NULL;
+    putchar('"');
+    for (; *s; s++) {
+        unsigned char c = (unsigned char)*s;
+        if (c == '"' || c == '\\')
+            printf("\\%c", c);
+        else if (c < 0x20)
+            printf("\\u%04x", c);
+        else
+            putchar(c);
+    }
+    putchar('"');
 }
 
-/* ---------------------------------------------------------------- devices */
+/* `devices --json`: every CUDA and HIP device, as one JSON object. */
+static int devices_json(void)
+{
+    static const struct {
+        mf_backend b;
+        const char *name;
+    } backends[] = {{MF_BACKEND_CUDA, "cuda"}, {MF_BACKEND_HIP, "hip"}};
+    printf("{\"devices\": [");
+    int first = 1;
+    for (size_t q = 0; q < sizeof backends / sizeof backends[0]; q++) {
+        int n = mf_device_count(backends[q].b);
+        for (int d = 0; d < n; d++) {
+            char spec[32], err[512];
+            snprintf(spec, sizeof spec, "%s:%d", backends[q].name, d);
+            mf_device *dev;
+            printf("%s{\"spec\": \"%s\", \"backend\": \"%s\"", first ? "" : ", ", spec, backends[q].name);
+            first = 0;
+            if (mf_device_open(spec, &dev, err, sizeof err)) {
+                printf(", \"error\": ");
+                json_str(err);
+                printf("}");
+                continue;
+            }
+            const mf_device_info *di = mf_device_get_info(dev);
+            printf(", \"name\": ");
+            json_str(di->name);
+            printf(", \"arch\": ");
+            json_str(di->arch);
+            printf(", \"table_arch\": ");
+            json_str(di->model_arch < MF_ARCH_COUNT ? mf_arch_name(di->model_arch) : "");
+            printf(", \"driver\": ");
+            json_str(di->driver);
+            printf(", \"runtime\": ");
+            json_str(di->runtime);
+            printf("}");
+            mf_device_close(dev);
+        }
+    }
+    printf("], \"cuda\": %d, \"hip\": %d}\n", mf_device_count(MF_BACKEND_CUDA), mf_device_count(MF_BACKEND_HIP));
+    return 0;
+}
 
 int cmd_devices(int argc, char **argv)
 {
-    const char *pattern = NULL;
-    for (int i = 1; i < argc; i++) {
-        if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-help")) {
-            printf("usage: mmafuzz devices [PATTERN]\n\n"
-                   "Lists the GPUs present (name, architecture, driver and runtime versions) and, for each\n"
-                   "NVIDIA instruction of the table (or those matching PATTERN), whether it runs on each GPU:\n"
-                   "'runs' with its variants, or why not (other architecture, model-only, no wrapper).\n");
-            return 0;
-        }
-        if (pattern) {
-            fprintf(stderr, "mmafuzz devices: one pattern at most\n");
-            return 2;
-        }
-        pattern = argv[i];
+    cli_args a;
+    int prc = cli_parse(CLI_CMD_devices, argc, argv, &a);
+    if (prc) {
+        cli_free(&a);
+        return prc > 0 ? 0 : 2;
     }
+    const char *pattern = a.npos ? a.pos[0] : NULL;
+    const char *any = CLI_V(&a, devices, any).s;
+    int json = CLI_V(&a, devices, json).given > 0;
+    cli_free(&a);
+    if (any) {
+        if (!strcmp(any, "cuda"))
+            return mf_device_count(MF_BACKEND_CUDA) > 0 ? 0 : 1;
+        if (!strcmp(any, "hip"))
+            return mf_device_count(MF_BACKEND_HIP) > 0 ? 0 : 1;
+        if (!strcmp(any, "model"))
+            return 0;  /* model:ARCH devices are always there */
+        fprintf(stderr, "mmafuzz devices: --any: expected cuda, hip or model, got '%s'\n", any);
+        return 2;
+    }
+    if (json)
+        return devices_json();
+    if (pattern && instr_select_check("devices", "", &pattern, 1))
+        return 1;
     int ncuda = mf_device_count(MF_BACKEND_CUDA);
     mf_device *devs[16];
     int ndev = 0;
@@ -78,41 +132,43 @@ int cmd_devices(int argc, char **argv)
     size_t shown = 0, runnable = 0;
     for (size_t i = 0; i < mf_instr_count; i++) {
         const mf_instr *in = &mf_instr_table[i];
-        if (mf_arch_is_amd(in->arch) || !name_matches(pattern, in->name))
+        if (mf_arch_is_amd(in->arch) || !instr_selects(pattern, in->name))
             continue;
-        const char *why_t, *why_w;
+        const char *why_t;
         const char *target = mf_device_target(in, &why_t);
-        mf_ptx_kind kind = mf_ptx_kind_of(in, &why_w);
+        mf_device_form form;
+        mf_device_form_of(in, &form);
         printf("%-58s %-8s", in->name, target ? target : "-");
         shown++;
         if (!target) {
             printf(" %s\n", why_t);
             continue;
         }
-        if (kind == MF_PTX_NONE) {
-            printf(" model-only: %s\n", why_w);
+        if (!form.form) {
+            printf(" model-only: %s\n", form.why);
             continue;
         }
         if (!ndev) {
             printf(" wrapped; needs a %s GPU\n", target);
             continue;
         }
+        int several = form.variants[0] && form.variants[1];
         for (int d = 0; d < ndev; d++) {
             char vs[128] = "";
             size_t pos = 0;
-            int any = 0;
-            for (int v = 0; kind == MF_PTX_WGMMA ? mf_wgmma_variants[v] != NULL : v == 0; v++) {
-                const char *vn = kind == MF_PTX_WGMMA ? mf_wgmma_variants[v] : "";
+            int ok = 0;
+            for (int v = 0; form.variants[v]; v++) {
+                const char *vn = form.variants[v];
                 if (mf_device_supports(devs[d], in, vn)) {
-                    any = 1;
+                    ok = 1;
                     int w = snprintf(vs + pos, sizeof vs - pos, "%s%s", pos ? " " : "", *vn ? vn : "default");
                     if (w > 0 && (size_t)w < sizeof vs - pos)
                         pos += (size_t)w;
                 }
             }
-            if (any) {
+            if (ok) {
                 runnable++;
-                printf(" cuda:%d runs (%s)", d, kind == MF_PTX_WGMMA ? vs : "mma.sync");
+                printf(" cuda:%d runs (%s)", d, several ? vs : form.form);
             } else {
                 printf(" cuda:%d no (needs %s)", d, target);
             }
@@ -131,12 +187,6 @@ int cmd_devices(int argc, char **argv)
 }
 
 /* ----------------------------------------------------------------- record */
-
-static void record_usage(FILE *f)
-{
-    fprintf(f, "usage: mmafuzz record [--device SPEC] --instr PATTERN [-runs N] [-seed S] [--variant V]\n"
-               "                      [-max_total_time SEC] --out FILE.vec\n");
-}
 
 /* Record `runs` cases of one instruction: tile t of the run contributes its
  * output (i, j) drawn from (seed, t).  @return 0, 1 on a device error. */
@@ -198,44 +248,23 @@ static int record_one(mf_device *dev, const mf_instr *in, const char *variant, l
 
 int cmd_record(int argc, char **argv)
 {
-    const char *spec = "cuda", *pattern = NULL, *outpath = NULL, *variant = NULL;
-    long long runs = 1000, seed = 1, max_time = 0;
-    for (int i = 1; i < argc; i++) {
-        int rc;
-        if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-help")) {
-            record_usage(stdout);
-            printf("\nRuns N generated cases (default 1000) of each instruction matching PATTERN that the\n"
-                   "device can run (SPEC: cuda[:N], or model:ARCH to record the model of ARCH), and\n"
-                   "writes them as .vec lines with the device's d (the file is written whole or not at\n"
-                   "all).  Case t comes from tile t of the run -seed S (input mixes rotate over random\n"
-                   "bits, special values, subnormals, near-cancellation, alignment at F bits, overflow\n"
-                   "edges, zero signs and a per-element mixture), so (S, t) reproduces it.  --variant\n"
-                   "picks a wgmma variant (n256, a_reg, n256,a_reg); cases keep the canonical name.\n"
-                   "Exit status: 0 written, 1 device error or nothing runnable, 2 bad usage.\n");
-            return 0;
-        }
-        if ((rc = cli_opt_str(argc, argv, &i, "device", &spec)) || (rc = cli_opt_str(argc, argv, &i, "instr", &pattern)) ||
-            (rc = cli_opt_str(argc, argv, &i, "out", &outpath)) ||
-            (rc = cli_opt_str(argc, argv, &i, "variant", &variant)) ||
-            (rc = cli_opt_long(argc, argv, &i, "runs", &runs)) || (rc = cli_opt_long(argc, argv, &i, "seed", &seed)) ||
-            (rc = cli_opt_long(argc, argv, &i, "max_total_time", &max_time))) {
-            if (rc < 0)
-                return 2;
-            continue;
-        }
-        fprintf(stderr, "mmafuzz record: unknown argument '%s'\n", argv[i]);
-        record_usage(stderr);
-        return 2;
+    cli_args a;
+    int prc = cli_parse(CLI_CMD_record, argc, argv, &a);
+    if (prc) {
+        cli_free(&a);
+        return prc > 0 ? 0 : 2;
     }
+    const char *spec = CLI_V(&a, record, device).s, *pattern = CLI_V(&a, record, instr).s;
+    const char *outpath = CLI_V(&a, record, out).s, *variant = CLI_V(&a, record, variant).s;
+    long long runs = CLI_V(&a, record, runs).i, max_time = CLI_V(&a, record, max_total_time).i;
+    unsigned long long seed = CLI_V(&a, record, seed).u;
+    cli_free(&a);  /* the strings point into argv */
     if (!pattern || !outpath) {
-        fprintf(stderr, "mmafuzz record: --instr and --out are required\n");
-        record_usage(stderr);
+        fprintf(stderr, "mmafuzz record: --instr and --out are required (see mmafuzz record --help)\n");
         return 2;
     }
-    if (runs < 1 || max_time < 0) {
-        fprintf(stderr, "mmafuzz record: -runs must be positive and -max_total_time not negative\n");
+    if (instr_select_check("record", "--instr ", &pattern, 1))
         return 2;
-    }
     mf_device *dev;
     char err[512];
     if (mf_device_open(spec, &dev, err, sizeof err)) {
@@ -253,19 +282,19 @@ int cmd_record(int argc, char **argv)
     const mf_device_info *di = mf_device_get_info(dev);
     fprintf(out, "# recorded by mmafuzz %s record on %s (%s; %s; %s)\n", MF_VERSION, di->name, di->arch, di->driver,
             di->runtime);
-    fprintf(out, "# -seed %lld -runs %lld%s%s: case t is output (i,j) of tile t of the run, input mix t %% %d\n", seed,
+    fprintf(out, "# -seed %llu -runs %lld%s%s: case t is output (i,j) of tile t of the run, input mix t %% %d\n", seed,
             runs, variant ? " --variant " : "", variant ? variant : "", (int)MF_MIX_COUNT);
     double deadline = max_time ? (double)time(NULL) + (double)max_time : 0;
     int status = 0, recorded = 0;
     for (size_t i = 0; i < mf_instr_count && !status; i++) {
         const mf_instr *in = &mf_instr_table[i];
-        if (!name_matches(pattern, in->name))
+        if (!instr_selects(pattern, in->name))
             continue;
         if (!mf_device_supports(dev, in, variant)) {
             fprintf(stderr, "mmafuzz record: %s: not runnable on %s, skipped\n", in->name, di->name);
             continue;
         }
-        status = record_one(dev, in, variant, runs, (unsigned long long)seed, out, deadline);
+        status = record_one(dev, in, variant, runs, seed, out, deadline);
         recorded++;
     }
     if (!recorded && !status)

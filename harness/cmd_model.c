@@ -3,7 +3,7 @@
  */
 #include "cli.h"
 #include "decimal.h"
-#include "layout.h"
+#include "instr_select.h"
 #include "mf_device.h"
 #include "vecfile.h"
 
@@ -58,10 +58,12 @@ static void describe(const mf_instr *in, char *buf, size_t len)
     char where[96];
     const char *why = NULL;
     const char *target = mf_device_target(in, &why);
+    mf_device_form form;
+    mf_device_form_of(in, &form);
     if (!target)
         snprintf(where, sizeof where, "%s", why);
-    else if (!mf_arch_is_amd(in->arch) && mf_ptx_kind_of(in, &why) == MF_PTX_NONE)
-        snprintf(where, sizeof where, "model-only: %s", why ? why : "no CUDA wrapper");
+    else if (!form.form)
+        snprintf(where, sizeof where, "model-only: %s", form.why);
     else
         snprintf(where, sizeof where, "%s %s", mf_arch_is_amd(in->arch) ? "hip" : "cuda", target);
     snprintf(buf, len, "%-72s m%dn%dk%d  a=%s b=%s c=%s d=%s%s  %s %s  %s  [%s]", in->name, in->m, in->n, in->k,
@@ -72,40 +74,26 @@ static void describe(const mf_instr *in, char *buf, size_t len)
 
 int cmd_list(int argc, char **argv)
 {
-    const char *pattern = NULL;
-    for (int i = 1; i < argc; i++) {
-        if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-help")) {
-            printf("usage: mmafuzz list [PATTERN]\n\n"
-                   "One line per instruction of the table: name, shape, operand formats, arithmetic family\n"
-                   "and its parameters, whether the row is verified against data or a hypothesis, and\n"
-                   "where it runs: [cuda sm_XX] / [hip gfxNNN] or [model-only: why].\n"
-                   "PATTERN is a shell glob over ARCH/QUALIFIER names, e.g. 'hopper/wgmma*'; a pattern\n"
-                   "without '/' or '*' matches names that contain it.\n");
-            return 0;
-        }
-        if (pattern) {
-            fprintf(stderr, "mmafuzz list: one pattern at most\n");
-            return 2;
-        }
-        pattern = argv[i];
+    cli_args a;
+    int prc = cli_parse(CLI_CMD_list, argc, argv, &a);
+    if (prc) {
+        cli_free(&a);
+        return prc > 0 ? 0 : 2;
     }
-    size_t shown = 0;
+    const char *pattern = a.npos ? a.pos[0] : NULL;
+    if (pattern && instr_select_check("list", "", &pattern, 1)) {
+        cli_free(&a);
+        return 1;
+    }
     for (size_t i = 0; i < mf_instr_count; i++) {
         const mf_instr *in = &mf_instr_table[i];
-        if (pattern) {
-            int glob = strpbrk(pattern, "*?[") != NULL;
-            if (glob ? !mf_glob_match(pattern, in->name) : !strstr(in->name, pattern))
-                continue;
-        }
+        if (!instr_selects(pattern, in->name))
+            continue;
         char line[448];
         describe(in, line, sizeof line);
         puts(line);
-        shown++;
     }
-    if (!shown && pattern) {
-        fprintf(stderr, "mmafuzz list: no instruction matches '%s'\n", pattern);
-        return 1;
-    }
+    cli_free(&a);
     return 0;
 }
 
@@ -129,40 +117,32 @@ static void trace_to_stdout(void *ctx, const char *text)
 
 int cmd_eval(int argc, char **argv)
 {
-    int trace = 0;
-    const char *name = NULL;
+    cli_args a;
+    int prc = cli_parse(CLI_CMD_eval, argc, argv, &a);
+    if (prc) {
+        cli_free(&a);
+        return prc > 0 ? 0 : 2;
+    }
+    int trace = CLI_V(&a, eval, trace).given > 0;
+    const char *name = a.pos[0];
     char line[8192] = "";
     size_t pos = 0;
-    for (int i = 1; i < argc; i++) {
-        if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-help")) {
-            printf("usage: mmafuzz eval INSTR c=HEX a=HEX,... b=HEX,... [sa=.. sb=..] [--trace]\n\n"
-                   "Evaluates one dot-product case with the model and prints d in hex and in decimal.\n"
-                   "Values are bit patterns in hex as in .vec files. --trace prints each step: the terms,\n"
-                   "e_max, the truncated terms, the sum and the rounding.\n");
-            return 0;
+    for (int i = 1; i < a.npos; i++) {
+        int n = snprintf(line + pos, sizeof line - pos, "%s%s", pos ? " " : "", a.pos[i]);
+        if (n < 0 || (size_t)n >= sizeof line - pos) {
+            fprintf(stderr, "mmafuzz eval: case too long\n");
+            cli_free(&a);
+            return 2;
         }
-        if (!strcmp(argv[i], "--trace") || !strcmp(argv[i], "-trace")) {
-            trace = 1;
-        } else if (!name && !strchr(argv[i], '=')) {
-            name = argv[i];
-        } else {
-            int n = snprintf(line + pos, sizeof line - pos, "%s%s", pos ? " " : "", argv[i]);
-            if (n < 0 || (size_t)n >= sizeof line - pos) {
-                fprintf(stderr, "mmafuzz eval: case too long\n");
-                return 2;
-            }
-            pos += (size_t)n;
-        }
-    }
-    if (!name) {
-        fprintf(stderr, "usage: mmafuzz eval INSTR c=.. a=.. b=.. [sa=.. sb=..] [--trace]\n");
-        return 2;
+        pos += (size_t)n;
     }
     const mf_instr *in = mf_instr_find(name);
     if (!in) {
         print_unknown("mmafuzz eval: ", name);
+        cli_free(&a);
         return 2;
     }
+    cli_free(&a);
     mf_vec_case vc;
     char err[300];
     if (mf_vec_parse_case(in, line, &vc, err, sizeof err)) {
@@ -277,54 +257,23 @@ static void override_free(override_set *o)
 
 int cmd_check(int argc, char **argv)
 {
-    int skip_unknown = 0;
-    long long max_errors = 20;
+    cli_args a;
+    int prc = cli_parse(CLI_CMD_check, argc, argv, &a);
+    if (prc) {
+        cli_free(&a);
+        return prc > 0 ? 0 : 2;
+    }
+    int skip_unknown = CLI_V(&a, check, skip_unknown).given > 0;
+    long long max_errors = CLI_V(&a, check, errors).i;
     override_set ovr = {0};
-    const char *ovr_path = NULL;
-    char **files = calloc((size_t)argc, sizeof *files);
-    int nfiles = 0;
-    if (!files)
-        return 2;
-    for (int i = 1; i < argc; i++) {
-        int rc;
-        if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-help")) {
-            printf("usage: mmafuzz check [--skip-unknown] [-errors N] [--override FILE] FILE...\n\n"
-                   "Evaluates every case of the .vec / .vec.gz files with the model and compares with d\n"
-                   "(NaN rule of shared/VECTORS.md). Prints one line per instruction with its counts and the\n"
-                   "first N failures (default 20) as 'case => got, expected'; ends with 'N passed, M failed'.\n"
-                   "Exit status: 0 all passed, 1 some failed, 2 malformed input or unknown instruction\n"
-                   "(unless --skip-unknown, which skips and counts such cases).\n"
-                   "--override FILE: a .vec file of cases whose d was measured on hardware and supersedes the\n"
-                   "d of the same case (instruction and inputs) in the checked files; they are counted and named.\n");
-            free(files);
-            return 0;
-        }
-        if (!strcmp(argv[i], "--skip-unknown") || !strcmp(argv[i], "-skip-unknown")) {
-            skip_unknown = 1;
-        } else if ((rc = cli_opt_str(argc, argv, &i, "override", &ovr_path)) != 0) {
-            if (rc < 0 || override_load(&ovr, ovr_path)) {
-                override_free(&ovr);
-                free(files);
-                return 2;
-            }
-        } else if ((rc = cli_opt_long(argc, argv, &i, "errors", &max_errors)) != 0) {
-            if (rc < 0) {
-                free(files);
-                return 2;
-            }
-        } else if (argv[i][0] == '-' && argv[i][1]) {
-            fprintf(stderr, "mmafuzz check: unknown option '%s'\n", argv[i]);
-            free(files);
-            return 2;
-        } else {
-            files[nfiles++] = argv[i];
-        }
-    }
-    if (!nfiles) {
-        fprintf(stderr, "usage: mmafuzz check [--skip-unknown] [-errors N] FILE...\n");
-        free(files);
+    const char *ovr_path = CLI_V(&a, check, override).s;
+    if (ovr_path && override_load(&ovr, ovr_path)) {
+        override_free(&ovr);
+        cli_free(&a);
         return 2;
     }
+    const char **files = a.pos;
+    int nfiles = a.npos;
     long *pass = calloc(mf_instr_count, sizeof *pass), *fail = calloc(mf_instr_count, sizeof *fail);
     int *order = calloc(mf_instr_count, sizeof *order);
     int nseen = 0;
@@ -341,6 +290,7 @@ int cmd_check(int argc, char **argv)
         mf_vec_set_skip_unknown(r, skip_unknown);
         mf_vec_case vc;
         int rc;
+        long file_cases = 0;
         while ((rc = mf_vec_next(r, &vc)) != MF_VEC_EOF) {
             if (rc == MF_VEC_UNKNOWN) {
                 if (skip_unknown)
@@ -359,6 +309,7 @@ int cmd_check(int argc, char **argv)
             }
             const mf_instr *in = vc.instr;
             size_t idx = (size_t)(in - mf_instr_table);
+            file_cases++;
             if (!pass[idx] && !fail[idx])
                 order[nseen++] = (int)idx;
             if (!vc.has_d) {
@@ -392,6 +343,10 @@ int cmd_check(int argc, char **argv)
             }
         }
         total_skip += mf_vec_skipped(r);
+        if (status != 2 && !file_cases && !mf_vec_skipped(r)) {
+            fprintf(stderr, "%s: no cases (expected an 'instr NAME' line and case lines)\n", files[f]);
+            status = 2;
+        }
         mf_vec_close(r);
     }
     if (status != 2) {
@@ -409,7 +364,7 @@ int cmd_check(int argc, char **argv)
     free(pass);
     free(fail);
     free(order);
-    free(files);
+    cli_free(&a);
     return status;
 }
 
@@ -445,42 +400,27 @@ static double now_seconds(void)
 
 int cmd_bench(int argc, char **argv)
 {
-    const char *patterns[64];
-    int npat = 0;
-    long long seed = 1, min_ms = 300, runs = 0;
-    for (int i = 1; i < argc; i++) {
-        int rc;
-        const char *s;
-        if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-help")) {
-            printf("usage: mmafuzz bench [--instr PATTERN]... [-seed N] [-ms N | -runs N]\n\n"
-                   "Measures the model's dot products per second on one core, per instruction, over\n"
-                   "random finite inputs (for at least -ms milliseconds, default 300, or -runs dot\n"
-                   "products, in five timed windows whose median rate is printed), and prints the\n"
-                   "slowest instruction of each family. Without --instr: every instruction of the table.\n");
-            return 0;
-        }
-        if ((rc = cli_opt_str(argc, argv, &i, "instr", &s)) != 0) {
-            if (rc < 0 || npat == 64)
-                return 2;
-            patterns[npat++] = s;
-        } else if ((rc = cli_opt_long(argc, argv, &i, "seed", &seed)) != 0) {
-            if (rc < 0)
-                return 2;
-        } else if ((rc = cli_opt_long(argc, argv, &i, "runs", &runs)) != 0) {
-            if (rc < 0)
-                return 2;
-        } else if ((rc = cli_opt_long(argc, argv, &i, "ms", &min_ms)) != 0) {
-            if (rc < 0)
-                return 2;
-        } else {
-            fprintf(stderr, "mmafuzz bench: unknown argument '%s'\n", argv[i]);
-            return 2;
-        }
+    cli_args a;
+    int prc = cli_parse(CLI_CMD_bench, argc, argv, &a);
+    if (prc) {
+        cli_free(&a);
+        return prc > 0 ? 0 : 2;
+    }
+    const char *const *patterns = CLI_V(&a, bench, instr).list;
+    int npat = CLI_V(&a, bench, instr).n;
+    unsigned long long seed = CLI_V(&a, bench, seed).u;
+    long long min_ms = CLI_V(&a, bench, ms).i;
+    long long runs = CLI_V(&a, bench, runs).given ? CLI_V(&a, bench, runs).i : 0;
+    if (instr_select_check("bench", "--instr ", patterns, npat)) {
+        cli_free(&a);
+        return 2;
     }
     enum { POOL = 1024 };
     mf_case *pool = malloc(POOL * sizeof *pool);
-    if (!pool)
+    if (!pool) {
+        cli_free(&a);
         return 2;
+    }
     double fam_min[MF_FAMILY_COUNT];
     const mf_instr *fam_slowest[MF_FAMILY_COUNT] = {0};
     for (int f = 0; f < MF_FAMILY_COUNT; f++)
@@ -489,10 +429,7 @@ int cmd_bench(int argc, char **argv)
     size_t measured = 0;
     for (size_t i = 0; i < mf_instr_count; i++) {
         const mf_instr *in = &mf_instr_table[i];
-        int match = npat == 0;
-        for (int p = 0; p < npat && !match; p++)
-            match = mf_glob_match(patterns[p], in->name);
-        if (!match)
+        if (!instr_selects_any(patterns, npat, in->name))
             continue;
         uint64_t s = (uint64_t)seed ^ (uint64_t)i * UINT64_C(0x9E3779B97F4A7C15);
         for (int j = 0; j < POOL; j++) {
@@ -522,7 +459,7 @@ int cmd_bench(int argc, char **argv)
                     sink += mf_eval(in, &pool[j]);
                 n += POOL;
                 t = now_seconds() - t0;
-            } while (runs ? n < (runs + WINDOWS - 1) / WINDOWS : t * 1000 * WINDOWS < (double)min_ms);
+            } while (runs ? n < runs / WINDOWS + (runs % WINDOWS != 0) : t * 1000 * WINDOWS < (double)min_ms);
             rates[w] = (double)n / t;
         }
         for (int a = 1; a < WINDOWS; a++)   /* insertion sort of five */
@@ -548,6 +485,7 @@ int cmd_bench(int argc, char **argv)
                        fam_slowest[f]->name);
     }
     free(pool);
+    cli_free(&a);
     (void)sink;
     return measured ? 0 : 1;
 }

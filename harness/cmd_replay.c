@@ -133,56 +133,16 @@ static int replay_case(const st_case *c, void *vctx)
 
 int cmd_replay(int argc, char **argv)
 {
-    const char *device = "cuda";
-    const char **paths = calloc((size_t)argc, sizeof *paths);
-    int np = 0, verbose = 0;
-    mf_arch model_arch = MF_ARCH_COUNT;
-    for (int i = 1; i < argc; i++) {
-        int rc;
-        const char *s;
-        if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-help") || !strcmp(argv[i], "-h")) {
-            printf("usage: mmafuzz replay [--device SPEC] [--model ARCH] [-v] PATH...\n\n"
-                   "Re-runs saved cases (mismatch files, corpora: .vec / .vec.gz files or folders of them) on the\n"
-                   "device and the model, and reports each case that does not simply agree:\n"
-                   "  still-mismatching  device and model still disagree, the device as recorded (d=)\n"
-                   "  device-changed     device and model disagree, and the device differs from the recorded d=\n"
-                   "  fixed              device and model now agree, where the recorded d= disagreed\n"
-                   "-v also lists the cases that agree. A file that cannot be read is reported (FILE:LINE) and\n"
-                   "skipped. --device: cuda[:N], hip[:N] or model:ARCH (default cuda). --model ARCH: compare\n"
-                   "with ARCH's model of each qualifier (as mmafuzz run --model), not the case's own row.\n"
-                   "Exit status: 1 if any mismatch remains, else 2 if a file or the device failed, else 0.\n");
-            free(paths);
-            return 0;
-        }
-        if ((rc = cli_opt_str(argc, argv, &i, "device", &s)) != 0) {
-            if (rc < 0) {
-                free(paths);
-                return 2;
-            }
-            device = s;
-        } else if ((rc = cli_opt_str(argc, argv, &i, "model", &s)) != 0) {
-            if (rc < 0 || mf_arch_by_name(s) == MF_ARCH_COUNT) {
-                if (rc > 0)
-                    fprintf(stderr, "mmafuzz replay: --model: unknown architecture '%s'\n", s);
-                free(paths);
-                return 2;
-            }
-            model_arch = mf_arch_by_name(s);
-        } else if (!strcmp(argv[i], "-v") || !strcmp(argv[i], "--verbose")) {
-            verbose = 1;
-        } else if (argv[i][0] == '-' && argv[i][1]) {
-            fprintf(stderr, "mmafuzz replay: unknown option '%s'\n", argv[i]);
-            free(paths);
-            return 2;
-        } else {
-            paths[np++] = argv[i];
-        }
+    cli_args a;
+    int prc = cli_parse(CLI_CMD_replay, argc, argv, &a);
+    if (prc) {
+        cli_free(&a);
+        return prc > 0 ? 0 : 2;
     }
-    if (!np) {
-        fprintf(stderr, "usage: mmafuzz replay [--device SPEC] [--model ARCH] [-v] PATH...\n");
-        free(paths);
-        return 2;
-    }
+    const char *device = CLI_V(&a, replay, device).s;
+    const char **paths = a.pos;
+    int np = a.npos, verbose = CLI_V(&a, replay, verbose).given > 0;
+    mf_arch model_arch = CLI_V(&a, replay, model).s ? mf_arch_by_name(CLI_V(&a, replay, model).s) : MF_ARCH_COUNT;
     replay_ctx rc;
     memset(&rc, 0, sizeof rc);
     rc.verbose = verbose;
@@ -190,7 +150,7 @@ int cmd_replay(int argc, char **argv)
     char err[600];
     if (mf_device_open(device, &rc.dev, err, sizeof err)) {
         fprintf(stderr, "mmafuzz replay: --device %s: %s\n", device, err);
-        free(paths);
+        cli_free(&a);
         return 2;
     }
     rc.z = calloc(mf_instr_count, sizeof *rc.z);
@@ -206,7 +166,7 @@ int cmd_replay(int argc, char **argv)
             mz_dev_free(&rc.z[i]);
     free(rc.z);
     free(rc.p);
-    free(paths);
+    cli_free(&a);
     mf_device_close(rc.dev);
     if (rc.count[RP_STILL] || rc.count[RP_CHANGED])
         return 1;
@@ -235,37 +195,15 @@ static int shrink_pick(const st_case *c, void *vctx)
 
 int cmd_shrink(int argc, char **argv)
 {
-    const char *device = NULL, *out = "mismatches", *file = NULL;
-    for (int i = 1; i < argc; i++) {
-        int rc;
-        const char *s;
-        if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-help") || !strcmp(argv[i], "-h")) {
-            printf("usage: mmafuzz shrink FILE [--device SPEC] [--out DIR]\n\n"
-                   "Minimizes a saved case again on the device: the case marked role=original when FILE has\n"
-                   "one, else its first case. The device defaults to the file's '# device-spec:' line. The\n"
-                   "result is filed in DIR (default mismatches/) under its hash and printed.\n"
-                   "Exit status: 1 the case still mismatches (filed), 0 it no longer does, 2 error.\n");
-            return 0;
-        }
-        if ((rc = cli_opt_str(argc, argv, &i, "device", &s)) != 0) {
-            if (rc < 0)
-                return 2;
-            device = s;
-        } else if ((rc = cli_opt_str(argc, argv, &i, "out", &s)) != 0) {
-            if (rc < 0)
-                return 2;
-            out = s;
-        } else if (argv[i][0] == '-' || file) {
-            fprintf(stderr, "mmafuzz shrink: unexpected argument '%s'\n", argv[i]);
-            return 2;
-        } else {
-            file = argv[i];
-        }
+    cli_args a;
+    int prc = cli_parse(CLI_CMD_shrink, argc, argv, &a);
+    if (prc) {
+        cli_free(&a);
+        return prc > 0 ? 0 : 2;
     }
-    if (!file) {
-        fprintf(stderr, "usage: mmafuzz shrink FILE [--device SPEC] [--out DIR]\n");
-        return 2;
-    }
+    const char *device = CLI_V(&a, shrink, device).s, *out = CLI_V(&a, shrink, out).s, *file = a.pos[0];
+    const char *model_name = CLI_V(&a, shrink, model).s;
+    cli_free(&a);  /* the strings point into argv */
     shrink_ctx sc;
     memset(&sc, 0, sizeof sc);
     const char *paths[1] = {file};
@@ -275,15 +213,28 @@ int cmd_shrink(int argc, char **argv)
             fprintf(stderr, "%s:1: expected at least one case\n", file);
         return 2;
     }
-    char spec[128] = "";
-    const char *h = strstr(sc.header, "# device-spec: ");
-    if (h)
-        sscanf(h + 15, "%127s", spec);
+    mm_header hd;
+    char herr[300];
+    if (mm_header_parse(sc.header, &hd, herr, sizeof herr) < 0) {
+        fprintf(stderr, "%s:%s\n", file, herr);
+        return 2;
+    }
     if (!device)
-        device = spec[0] ? spec : NULL;
+        device = hd.device_spec[0] ? hd.device_spec : NULL;
     if (!device) {
         fprintf(stderr, "mmafuzz shrink: %s has no '# device-spec:' line; give --device SPEC\n", file);
         return 2;
+    }
+    /* the model to compare with: --model, else the file's '# model:' line, else the case's own row */
+    const mf_instr *model = sc.c.in;
+    if (model_name) {
+        model = mf_instr_on_arch(sc.c.in, mf_arch_by_name(model_name));
+        if (!model) {
+            fprintf(stderr, "mmafuzz shrink: --model %s has no instruction %s\n", model_name, sc.c.in->name);
+            return 2;
+        }
+    } else if (hd.model_row) {
+        model = hd.model_row;
     }
     char err[700];
     mf_device *dev;
@@ -297,13 +248,13 @@ int cmd_shrink(int argc, char **argv)
     memset(&st, 0, sizeof st);
     if (!mf_device_supports(dev, sc.c.in, NULL)) {
         fprintf(stderr, "mmafuzz shrink: %s is not runnable on %s\n", sc.c.in->name, device);
-    } else if (mz_dev_init(&z, dev, sc.c.in, NULL)) {
+    } else if (mz_dev_init(&z, dev, sc.c.in, model)) {
         fprintf(stderr, "mmafuzz shrink: %s\n", z.err);
     } else {
         uint64_t d;
         if (mz_dev_run(&z, &sc.c.cs, 1, &d)) {
             fprintf(stderr, "mmafuzz shrink: %s\n", z.err);
-        } else if (mf_output_equal(sc.c.in, d, mf_eval(sc.c.in, &sc.c.cs))) {
+        } else if (mf_output_equal(sc.c.in, d, mf_eval(model, &sc.c.cs))) {
             printf("%s:%ld: %s: device and model agree now; nothing to minimize\n", file, sc.c.line, sc.c.in->name);
             status = 0;
         } else if (st_open(&st, out, err, sizeof err)) {

@@ -95,6 +95,11 @@ int mz_dev_run(mz_dev *z, const mf_case *cs, size_t n, uint64_t *out)
 {
     if (n == 0)
         return MF_DEV_OK;
+    if (z->stop && *z->stop) {
+        snprintf(z->err, sizeof z->err, "%s: stopped (interrupted)", z->in->name);
+        z->stopped = 1;
+        return MZ_DEV_STOPPED;
+    }
     const mf_instr *in = z->in;
     size_t tiles = (n + (size_t)z->diag - 1) / (size_t)z->diag;
     if (reserve(z, tiles))
@@ -530,7 +535,7 @@ int mz_minimize(mz_dev *z, const mf_case *cs, mz_result *res)
     mf_case cur = *cs;
     uint64_t d;
     if (mz_dev_run(z, &cur, 1, &d))
-        return -1;
+        return z->stopped ? MZ_STOPPED : -1;
     if (mf_output_equal(in, d, mf_eval(z->model, &cur)))
         return 1;
     cand_list l = {0};
@@ -606,5 +611,5 @@ int mz_minimize(mz_dev *z, const mf_case *cs, mz_result *res)
     free(l.c);
     free(dev);
     free(bad);
-    return rc;
+    return rc < 0 && z->stopped ? MZ_STOPPED : rc;
 }

@@ -11,6 +11,7 @@
 
 #include "mf_device.h"
 
+#include <signal.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -24,7 +25,17 @@ typedef struct mz_dev {
     void *A, *B, *C, *SA, *SB, *D;
     long evals, batches;  /* candidates run, device calls made */
     char err[512];        /* the last device error */
+    /* A stop request (Ctrl-C) the caller may set, or NULL: when *stop is
+     * set, no further device call is made; mz_dev_run returns MZ_DEV_STOPPED,
+     * mz_recheck -1 and mz_minimize MZ_STOPPED, and `stopped` is set. */
+    const volatile sig_atomic_t *stop;
+    int stopped;
 } mz_dev;
+
+/* mz_dev_run's code when a stop was requested (beside the MF_DEV_* codes). */
+#define MZ_DEV_STOPPED 100
+/* mz_minimize's result when a stop was requested. */
+#define MZ_STOPPED (-2)
 
 /* Bind z to instruction `in` on dev; the model evaluates row `model` (NULL:
  * `in` itself; mmafuzz run --model gives another architecture's row).
@@ -65,7 +76,7 @@ typedef struct mz_result {
  * mantissa bits, powers of two, exponents toward each other and toward 0,
  * scales toward 1), repeated until no single removal or simplification
  * keeps the mismatch.  @return 0, 1 if cs does not mismatch (nothing to
- * do), -1 on a device error (z->err). */
+ * do), -1 on a device error (z->err), MZ_STOPPED on a stop request. */
 int mz_minimize(mz_dev *z, const mf_case *cs, mz_result *res);
 
 /* @return the number of products a_k*b_k of cs that are not zero (a zero

@@ -7,6 +7,7 @@
 #include "vecfile.h"
 
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <time.h>
 
@@ -80,23 +81,28 @@ int mm_format_file(const mz_dev *z, const mf_case *orig, uint64_t orig_d, const 
     return (int)pos;
 }
 
-int mm_handle(store *st, mz_dev *z, const mf_case *orig, uint64_t batch_d, const mm_origin *o, mm_outcome *out,
+mm_err mm_handle(store *st, mz_dev *z, const mf_case *orig, uint64_t batch_d, const mm_origin *o, mm_outcome *out,
               char *err, size_t errlen)
 {
     const mf_instr *in = z->in;
     memset(out, 0, sizeof *out);
+    z->stopped = 0;
     int kind = mz_recheck(z, orig, batch_d, out->runs);
     if (kind < 0) {
         snprintf(err, errlen, "%s", z->err);
-        return -1;
+        return z->stopped ? MM_STOPPED : MM_ERR_DEVICE;
     }
     out->kind = kind;
     const mf_case *key = orig;
     if (kind == MZ_REPEATS) {
         int rc = mz_minimize(z, orig, &out->res);
+        if (rc == MZ_STOPPED) {
+            snprintf(err, errlen, "%s", z->err);
+            return MM_STOPPED;
+        }
         if (rc < 0) {
             snprintf(err, errlen, "%s", z->err);
-            return -1;
+            return MM_ERR_DEVICE;
         }
         key = &out->res.cs;
         out->sig = rv_signature(in->fd, out->res.d_dev, out->res.d_model);
@@ -109,11 +115,90 @@ int mm_handle(store *st, mz_dev *z, const mf_case *orig, uint64_t batch_d, const
     int n = mm_format_file(z, orig, batch_d, o, out, text, sizeof text);
     if (n < 0) {
         snprintf(err, errlen, "%s: mismatch file text too long", in->name);
-        return -1;
+        return MM_ERR_FORMAT;
     }
     int rc = st_file(st, in, out->hex, out->sig, text, (size_t)n, err, errlen);
     if (rc < 0)
-        return -1;
+        return MM_ERR_STORE;
     out->is_new = rc;
-    return 0;
+    return MM_OK;
+}
+
+/* Copy the first word of v (up to a blank) or all of it into dst. */
+static void copy_value(char *dst, size_t len, const char *v, size_t vlen, int word)
+{
+    if (word) {
+        size_t w = strcspn(v, " \t");
+        if (w < vlen)
+            vlen = w;
+    }
+    snprintf(dst, len, "%.*s", (int)(vlen < len ? vlen : len - 1), v);
+}
+
+int mm_header_parse(const char *text, mm_header *h, char *err, size_t errlen)
+{
+    memset(h, 0, sizeof *h);
+    int found = 0, lineno = 0;
+    for (const char *line = text; line && *line;) {
+        const char *nl = strchr(line, '\n');
+        size_t len = nl ? (size_t)(nl - line) : strlen(line);
+        lineno++;
+        if (len > 2 && line[0] == '#' && line[1] == ' ') {
+            const char *k = line + 2, *colon = memchr(k, ':', len - 2);
+            if (colon && colon[1] == ' ') {
+                size_t klen = (size_t)(colon - k);
+                const char *v = colon + 2;
+                size_t vlen = len - (size_t)(v - line);
+#define KEY(name) (klen == sizeof(name) - 1 && !strncmp(k, name, klen))
+                if (KEY("instr")) {
+                    copy_value(h->instr, sizeof h->instr, v, vlen, 1);
+                    found++;
+                } else if (KEY("signature")) {
+                    copy_value(h->signature, sizeof h->signature, v, vlen, 0);
+                    found++;
+                } else if (KEY("device-spec")) {
+                    copy_value(h->device_spec, sizeof h->device_spec, v, vlen, 1);
+                    found++;
+                } else if (KEY("device")) {
+                    copy_value(h->device, sizeof h->device, v, vlen, 0);
+                    found++;
+                } else if (KEY("mmafuzz")) {
+                    copy_value(h->version, sizeof h->version, v, vlen, 1);
+                    found++;
+                } else if (KEY("model")) {
+                    copy_value(h->model, sizeof h->model, v, vlen, 1);
+                    h->model_row = mf_instr_find(h->model);
+                    if (!h->model_row) {
+                        snprintf(err, errlen, "%d: '# model:' names no instruction of the table: '%s'", lineno,
+                                 h->model);
+                        return -1;
+                    }
+                    found++;
+                } else if (KEY("seed") || KEY("index")) {
+                    char num[32];
+                    copy_value(num, sizeof num, v, vlen, 1);
+                    char *end;
+                    if (KEY("seed")) {
+                        h->seed = strtoull(num, &end, 10);
+                        h->has_seed = num[0] >= '0' && num[0] <= '9' && !*end;
+                    } else {
+                        h->index = strtoll(num, &end, 10);
+                        h->has_index = num[0] >= '0' && num[0] <= '9' && !*end;
+                    }
+                    if (!(KEY("seed") ? h->has_seed : h->has_index)) {
+                        snprintf(err, errlen, "%d: '# %.*s:' expected a decimal number, got '%s'", lineno, (int)klen,
+                                 k, num);
+                        return -1;
+                    }
+                    found++;
+                } else if (KEY("generator")) {
+                    copy_value(h->generator, sizeof h->generator, v, vlen, 0);
+                    found++;
+                }
+#undef KEY
+            }
+        }
+        line = nl ? nl + 1 : NULL;
+    }
+    return found;
 }

@@ -116,7 +116,7 @@ static void job_fn(void *ctx, int w, int nw)
     size_t c;
     if (jb->eval) {
         batch *b = jb->eval;
-        while ((c = atomic_fetch_add(&jb->next_eval, 1)) < b->nchunks) {
+        while (!g_stop && (c = atomic_fetch_add(&jb->next_eval, 1)) < b->nchunks) {
             double t0 = rs_now();
             eval_chunk(b, c, b->want + (size_t)w * b->want_bytes);
             b->chunk_s[c] += rs_now() - t0;
@@ -124,7 +124,7 @@ static void job_fn(void *ctx, int w, int nw)
     }
     if (jb->gen) {
         batch *b = jb->gen;
-        while ((c = atomic_fetch_add(&jb->next_gen, 1)) < b->nchunks) {
+        while (!g_stop && (c = atomic_fetch_add(&jb->next_gen, 1)) < b->nchunks) {
             double t0 = rs_now();
             for (size_t t = chunk_first(b, c), t1 = chunk_first(b, c + 1); t < t1; t++)
                 b->gen[t] = (unsigned char)gen_tile(&b->g, b->first_tile + t, t);
@@ -551,6 +551,14 @@ run_err run_loop(const run_opts *o, mf_device *dev, run_instr *ri, int ni, long 
             rs.per[ready->slot].device_s += rs_now() - t_dev;
         }
         workers_wait(wp);
+        if (g_stop) {
+            /* a stop request: the workers left their chunks unfinished, so the
+             * batches in flight are dropped (their tiles are not counted as
+             * done, and are generated again on resume) */
+            why = "interrupted";
+            ran = ready = NULL;
+            continue;
+        }
         if (ran) {
             rs_instr *ps = &rs.per[ran->slot];
             ps->cases += (long long)ran->ntiles * ran->m * ran->n;

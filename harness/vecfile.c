@@ -4,6 +4,7 @@
 #include "vecfile.h"
 
 #include <ctype.h>
+#include <errno.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
@@ -57,9 +58,10 @@ mf_vec_reader *mf_vec_open(const char *path, char *err, size_t errlen)
         snprintf(err, errlen, "%s: out of memory", path);
         return NULL;
     }
+    errno = 0;
     r->gz = gzopen(path, "rb");  /* reads plain files as they are */
     if (!r->gz) {
-        snprintf(err, errlen, "%s: cannot open", path);
+        snprintf(err, errlen, "%s: cannot open (%s)", path, errno ? strerror(errno) : "out of memory");
         free(r->buf);
         free(r);
         return NULL;

@@ -1,25 +1,46 @@
 #!/usr/bin/env bash
 # The main job.  Sets up and builds, then:
 #  - with a GPU: fuzzes every instruction the GPU can run against the model
-#    (mmafuzz run; stop with Ctrl-C, resume with --resume);
+#    (mmafuzz run --device cuda; stop with Ctrl-C, resume with --resume);
 #  - without one: checks the model against every recorded vector (the
 #    hardware recordings and the peer model's outputs in ../shared/vectors and
 #    the golden set in corpus/golden), then runs a differential fuzz campaign
-#    between two architectures' models (hopper against ampere).
+#    between two architectures' models (hopper against ampere) into a scratch
+#    folder under build/ (never the committed mismatches/).
+# The GPU is detected by the program itself (`mmafuzz devices --any cuda`,
+# exit status 0 when a CUDA device is present), not by reading its text.
 # Extra arguments go to `mmafuzz run`.
+#   MMAFUZZ_TIME=S         seconds to fuzz (default 3600 on a GPU, 60 without)
+#   MMAFUZZ_SKIP_APT=1     passed to scripts/setup.sh: no apt-get
+#   MMAFUZZ_SKIP_SETUP=1   do not run scripts/setup.sh (already built)
+#   MMAFUZZ_BIN=PATH       the mmafuzz to run (default build/mmafuzz)
+#   MMAFUZZ_DEMO_OUT=DIR   the no-GPU run's scratch folder (default build/main-demo)
 set -euo pipefail
 cd "$(dirname "$0")/.."
-scripts/setup.sh
-mf=build/mmafuzz
+if [ "${MMAFUZZ_SKIP_SETUP:-0}" != 1 ]; then
+  mkdir -p build
+  echo "== setup and build (log: build/setup.log)"
+  if ! scripts/setup.sh >build/setup.log 2>&1; then
+    tail -n 30 build/setup.log
+    echo "main: setup failed; the whole log is build/setup.log"
+    exit 1
+  fi
+fi
+mf=${MMAFUZZ_BIN:-build/mmafuzz}
 vec_files=$(find ../shared/vectors corpus/golden -name '*.vec.gz' -o -name '*.vec' 2>/dev/null | sort || true)
 if [ -n "$vec_files" ]; then
   echo "== model against recorded vectors"
-  $mf check -errors 20 --override corpus/findings/h100/peer-superseded.vec $vec_files | tail -n 3
+  # shellcheck disable=SC2086
+  "$mf" check -errors 20 --override corpus/findings/h100/peer-superseded.vec $vec_files | tail -n 3 ||
+    echo "main: the model disagrees with recorded vectors (above)"
 fi
-if "$mf" devices 2>/dev/null | grep -q '^cuda:[0-9]'; then
+if "$mf" devices --any cuda; then
   echo "== fuzzing on the GPU"
-  exec "$mf" run --device cuda:0 -max_total_time "${MMAFUZZ_TIME:-3600}" "$@"
-elif "$mf" --help | grep -q '^  run '; then
-  echo "== no GPU: differential run, hopper model against the ampere model"
-  exec "$mf" run --instr 'hopper/mma.m16n8k16.*' --device model:ampere -max_total_time "${MMAFUZZ_TIME:-60}" "$@"
+  exec "$mf" run --device cuda -max_total_time "${MMAFUZZ_TIME:-3600}" "$@"
+else
+  out=${MMAFUZZ_DEMO_OUT:-build/main-demo}
+  rm -rf "$out"
+  echo "== no GPU: differential run, hopper model against the ampere model; mismatches go to $out/"
+  exec "$mf" run --instr 'hopper/mma.m16n8k16.*' --device model:ampere --out "$out" \
+    -max_total_time "${MMAFUZZ_TIME:-60}" "$@"
 fi

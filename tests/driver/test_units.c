@@ -2,8 +2,11 @@
  * test_units.c - host tests of the fuzz driver's pieces.  Where each
  * expected value comes from is said next to it.
  */
+#include "cli.h"
+#include "instr_select.h"
 #include "mf_device.h"
 #include "run_fs.h"
+#include "run_mismatch.h"
 #include "run_gen.h"
 #include "run_minimize.h"
 #include "run_store.h"
@@ -153,6 +156,149 @@ static void test_minimize(void)
     mf_device_close(dev);
 }
 
+/* A stop request: the minimizer makes no further device call and says so
+ * (Ctrl-C during `run -minimize N`). */
+static void test_stop_request(void)
+{
+    const mf_instr *in = mf_instr_find("hopper/mma.m16n8k16.f32.f16.f16.f32");
+    mf_device *dev;
+    char err[300];
+    CHECK(mf_device_open("model:ampere", &dev, err, sizeof err) == 0, "open model:ampere: %s", err);
+    mz_dev z;
+    CHECK(mz_dev_init(&z, dev, in, NULL) == 0, "mz_dev_init");
+    volatile sig_atomic_t stop = 1;
+    z.stop = &stop;
+    mf_case cs;
+    memset(&cs, 0, sizeof cs);
+    cs.c = 0xb3000000;   /* the mismatch of test_minimize */
+    cs.a[5] = cs.b[5] = 0x3c00;
+    mz_result res;
+    long calls = z.batches;
+    CHECK(mz_minimize(&z, &cs, &res) == MZ_STOPPED, "minimize under a stop request");
+    CHECK(z.batches == calls && z.stopped, "a device call was made after the stop request");
+    uint64_t runs[MZ_RERUNS];
+    CHECK(mz_recheck(&z, &cs, 0x3f800000, runs) == -1, "recheck under a stop request");
+    mz_dev_free(&z);
+    mf_device_close(dev);
+}
+
+/* The mismatch-file header: what mm_format_file writes, mm_header_parse
+ * reads back (the values are the ones given to the writer). */
+static void test_header(void)
+{
+    const mf_instr *in = mf_instr_find("hopper/mma.m16n8k16.f32.f16.f16.f32");
+    const mf_instr *model = mf_instr_find("ampere/mma.m16n8k16.f32.f16.f16.f32");
+    mf_device *dev;
+    char err[300];
+    CHECK(in && model, "rows");
+    CHECK(mf_device_open("model:hopper", &dev, err, sizeof err) == 0, "open model:hopper: %s", err);
+    mz_dev z;
+    CHECK(mz_dev_init(&z, dev, in, model) == 0, "mz_dev_init");
+    mf_case cs;
+    memset(&cs, 0, sizeof cs);
+    cs.a[0] = cs.b[0] = 0x3c00;
+    mm_origin o = {"model:hopper", 18446744073709551615ULL, 1234, 9, 1, 2, 16, 8, "special"};
+    mm_outcome out;
+    memset(&out, 0, sizeof out);
+    out.kind = MZ_NONDETERMINISTIC;
+    out.sig = "non-deterministic";
+    static char text[1 << 16];
+    int n = mm_format_file(&z, &cs, 0x3f800000, &o, &out, text, sizeof text);
+    CHECK(n > 0, "format");
+    mm_header h;
+    CHECK(mm_header_parse(text, &h, err, sizeof err) >= 8, "parse: %s", err);
+    CHECK(!strcmp(h.instr, in->name), "instr '%s'", h.instr);
+    CHECK(!strcmp(h.device_spec, "model:hopper"), "device-spec '%s'", h.device_spec);
+    CHECK(!strcmp(h.signature, "non-deterministic"), "signature '%s'", h.signature);
+    CHECK(h.model_row == model, "model '%s'", h.model);
+    CHECK(h.has_seed && h.seed == 18446744073709551615ULL, "seed %llu", h.seed);
+    CHECK(h.has_index && h.index == 1234, "index %lld", h.index);
+    CHECK(!strcmp(h.generator, "special"), "generator '%s'", h.generator);
+    CHECK(mm_header_parse("# seed: abc\n", &h, err, sizeof err) == -1 && strstr(err, "1: "), "bad seed: %s", err);
+    CHECK(mm_header_parse("# model: nosuch/row (x)\n", &h, err, sizeof err) == -1, "unknown model row");
+    CHECK(mm_header_parse("# just a comment\ninstr x\n", &h, err, sizeof err) == 0 && !h.model_row, "no keys");
+    mz_dev_free(&z);
+    mf_device_close(dev);
+}
+
+/* Numbers and seeds on the command line: decimal, seeds also 0x hex, no
+ * octal, no sign on seeds, nothing out of range (the rules of
+ * cli_flags.def's header and the issue's wording). */
+static void test_cli_numbers(void)
+{
+    unsigned long long u;
+    long long x;
+    CHECK(cli_parse_seed("010", &u) == 0 && u == 10, "010 is ten");
+    CHECK(cli_parse_seed("08", &u) == 0 && u == 8, "08 is eight");
+    CHECK(cli_parse_seed("0x10", &u) == 0 && u == 16, "0x10 is sixteen");
+    CHECK(cli_parse_seed("18446744073709551615", &u) == 0 && u == 18446744073709551615ULL, "2^64-1");
+    const char *bad_seeds[] = {"-1", "+1", "", " 1", "1 ", "0x", "18446744073709551616", "1e3", "0x1g", "abc"};
+    for (size_t i = 0; i < sizeof bad_seeds / sizeof bad_seeds[0]; i++)
+        CHECK(cli_parse_seed(bad_seeds[i], &u) == -1, "seed '%s' accepted", bad_seeds[i]);
+    CHECK(cli_parse_decimal("-1", &x) == 0 && x == -1, "-1");
+    CHECK(cli_parse_decimal("9223372036854775807", &x) == 0 && x == 9223372036854775807LL, "2^63-1");
+    const char *bad_nums[] = {"9223372036854775808", "0x10", "", "-", "1.5", "many", " 1"};
+    for (size_t i = 0; i < sizeof bad_nums / sizeof bad_nums[0]; i++)
+        CHECK(cli_parse_decimal(bad_nums[i], &x) == -1, "number '%s' accepted", bad_nums[i]);
+}
+
+/* The flags table: every flag's names are in its command's --help, and
+ * the parser takes each of them in the forms -name=V, --name V. */
+static void test_flags_table(void)
+{
+    for (int f = 0; f < CLI_NFLAGS; f++) {
+        const cli_flag *fl = &cli_flags[f];
+        char *help = NULL;
+        size_t len = 0;
+        FILE *m = open_memstream(&help, &len);
+        cli_usage(fl->cmd, m);
+        fclose(m);
+        char name[64], opt[80], dashed[80];
+        snprintf(name, sizeof name, "%.*s", (int)strcspn(fl->names, "|"), fl->names);
+        snprintf(dashed, sizeof dashed, "-%s", name);
+        CHECK(strstr(help, dashed) != NULL, "flag %s missing from its command's --help", name);
+        free(help);
+        /* a value of the flag's type */
+        const char *val = fl->type == CLI_ARCH ? "ampere" : fl->type == CLI_INT ? "1" : "0";
+        if (fl->type == CLI_INT && fl->min > 1)
+            val = NULL;
+        char *argv[4] = {"cmd", opt, NULL, NULL};
+        int argc = 2;
+        if (fl->type == CLI_BOOL) {
+            snprintf(opt, sizeof opt, "-%s", name);
+        } else if (val) {
+            snprintf(opt, sizeof opt, "--%s", name);
+            argv[2] = (char *)val;
+            argc = 3;
+        } else {
+            continue;
+        }
+        cli_args a;
+        /* positional arguments the command needs: enough to parse */
+        char *argv2[8] = {argv[0], argv[1], argv[2], "p1", NULL};
+        int rc = cli_parse(fl->cmd, argc, argv, &a);
+        if (rc != 0) {
+            cli_free(&a);
+            argv2[argc] = "p1";
+            rc = cli_parse(fl->cmd, argc + 1, argv2, &a);
+        }
+        CHECK(rc == 0 && a.v[f].given == 1, "flag %s (%s) not taken by the parser", name, opt);
+        cli_free(&a);
+    }
+}
+
+/* One selector: glob, exact name, substring (list's rule everywhere). */
+static void test_instr_select(void)
+{
+    CHECK(instr_selects("hopper/mma.m16n8k16.*", "hopper/mma.m16n8k16.f32.f16.f16.f32"), "glob");
+    CHECK(!instr_selects("hopper/mma.m16n8k16.*", "ampere/mma.m16n8k16.f32.f16.f16.f32"), "glob, other arch");
+    CHECK(instr_selects("hopper/mma.m16n8k16.f32.f16.f16.f32", "hopper/mma.m16n8k16.f32.f16.f16.f32"), "exact");
+    CHECK(instr_selects("m16n8k16.f32.f16", "ampere/mma.m16n8k16.f32.f16.f16.f32"), "substring");
+    CHECK(instr_selects(NULL, "ampere/mma.m16n8k16.f32.f16.f16.f32"), "no pattern selects all");
+    const char *none = "hopper/mma.nosuch";
+    CHECK(instr_select_check("test", "", &none, 1) == 1, "a pattern selecting nothing is reported");
+}
+
 static int count_case(const st_case *c, void *ctx)
 {
     (void)c;
@@ -231,6 +377,11 @@ int main(int argc, char **argv)
     test_signature();
     test_reproducible();
     test_minimize();
+    test_stop_request();
+    test_header();
+    test_cli_numbers();
+    test_flags_table();
+    test_instr_select();
     test_store(argc > 1 ? argv[1] : "driver_units_store");
     if (failures) {
         printf("%d failures\n", failures);

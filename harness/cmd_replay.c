@@ -3,6 +3,7 @@
  * and `mmafuzz shrink` (minimize a saved case again).
  */
 #include "cli.h"
+#include "instr_select.h"
 #include "mf_device.h"
 #include "run_mismatch.h"
 #include "run_store.h"
@@ -30,6 +31,9 @@ typedef struct replay_ctx {
     mf_device *dev;
     mf_arch model_arch;  /* --model ARCH; MF_ARCH_COUNT: each row's own model */
     int verbose;
+    const char *const *pat;  /* --instr patterns (npat 0: every case) */
+    int npat;
+    long filtered;           /* cases --instr left out */
     char path[4096];
     pending *p;
     size_t n, cap;
@@ -111,6 +115,10 @@ static void flush_pending(replay_ctx *rc)
 static int replay_case(const st_case *c, void *vctx)
 {
     replay_ctx *rc = vctx;
+    if (!instr_selects_any(rc->pat, rc->npat, c->in->name)) {
+        rc->filtered++;
+        return 0;
+    }
     if (strcmp(rc->path, c->path)) {
         flush_pending(rc);
         snprintf(rc->path, sizeof rc->path, "%s", c->path);
@@ -147,6 +155,12 @@ int cmd_replay(int argc, char **argv)
     memset(&rc, 0, sizeof rc);
     rc.verbose = verbose;
     rc.model_arch = model_arch;
+    rc.pat = CLI_V(&a, replay, instr).list;
+    rc.npat = CLI_V(&a, replay, instr).n;
+    if (instr_select_check("replay", "--instr ", rc.pat, rc.npat)) {
+        cli_free(&a);
+        return 2;
+    }
     char err[600];
     if (mf_device_open(device, &rc.dev, err, sizeof err)) {
         fprintf(stderr, "mmafuzz replay: --device %s: %s\n", device, err);
@@ -161,6 +175,8 @@ int cmd_replay(int argc, char **argv)
            mf_device_get_info(rc.dev)->name, rc.count[RP_STILL], rc.count[RP_CHANGED], rc.count[RP_FIXED],
            rc.count[RP_AGREE], rc.count[RP_UNSUPPORTED], rc.count[RP_ERROR], skipped < 0 ? 0 : skipped,
            skipped == 1 ? "" : "s");
+    if (rc.npat)
+        printf("%ld case%s of other instructions left out (--instr)\n", rc.filtered, rc.filtered == 1 ? "" : "s");
     for (size_t i = 0; i < mf_instr_count; i++)
         if (rc.z[i].dev)
             mz_dev_free(&rc.z[i]);

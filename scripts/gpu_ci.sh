@@ -18,6 +18,7 @@ cmake --build "$BUILD" -j"$(nproc)"
 ctest --test-dir "$BUILD" -L gpu --output-on-failure
 
 EXE=$BUILD/mmafuzz
+"$EXE" devices --any cuda || { echo "gpu_ci: no CUDA device (mmafuzz devices --any cuda)"; "$EXE" devices | head -5; exit 1; }
 OUT=$BUILD/gpu-ci-mismatches
 rm -rf "$OUT"
 mkdir -p "$OUT"

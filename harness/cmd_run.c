@@ -600,9 +600,10 @@ static int handle_mismatches(const run_opts *o, run_instr *ri, batch *b, store *
         double t_handle = rs_now();
         if (mm_handle(st, &r->z, &orig, all[q].dev, &origin, &out, err, sizeof err)) {
             fprintf(stderr, "%smmafuzz run: %s\n", rs->tty ? "\n" : "", err);
-            ps->dev_errors++;
-            if (strstr(err, "cannot") || strstr(err, "memory"))
+            if (st->error != ST_OK)
                 rc = -1;  /* store errors end the run; device errors are counted */
+            else
+                ps->dev_errors++;
             continue;
         }
         /* the time to handle it: re-runs, minimization and the file */
@@ -889,8 +890,10 @@ int cmd_run(int argc, char **argv)
                     fprintf(stderr, "mmafuzz run: %s\n", err);
                     status = 2;
                 }
-                if (write_state(&o, ri, ni, err, sizeof err))
+                if (write_state(&o, ri, ni, err, sizeof err)) {
                     fprintf(stderr, "mmafuzz run: %s\n", err);
+                    status = 2;
+                }
                 last_save = rs_now();
             }
             rs_report(&rs, o.report_period, 0);
@@ -900,11 +903,17 @@ int cmd_run(int argc, char **argv)
     }
     rs_report(&rs, o.report_period, 1);
     rs_summary(&rs, stdout, why);
-    if (st_flush(&st, err, sizeof err))
+    if (st_flush(&st, err, sizeof err)) {
         fprintf(stderr, "mmafuzz run: %s\n", err);
-    write_state(&o, ri, ni, err, sizeof err);
+        status = 2;
+    }
+    if (write_state(&o, ri, ni, err, sizeof err)) {
+        fprintf(stderr, "mmafuzz run: %s\n", err);
+        status = 2;
+    }
     long long mism = rs_total(&rs, RS_MISMATCHES);
-    rs_close(&rs);
+    if (rs_close(&rs))
+        status = 2;
     for (int i = 0; i < ni; i++)
         if (ri[i].z_ready)
             mz_dev_free(&ri[i].z);

@@ -133,7 +133,7 @@ static int create_temp(const char *path, char *tmp, size_t len)
             return -1;
         }
         int fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
-        if (fd >= 0 || errno != EEXIST || tries >= 1000)
+        if (fd >= 0 || errno != EEXIST || tries >= 100000)
             return fd;
     }
 }

@@ -64,6 +64,14 @@ rc=$?
 [ $rc -eq 2 ] || bad "stats write: exit $rc, expected 2"
 grep -q 'stats.jsonl: write failed' stats.err || bad "stats write: no message in: $(head -c 300 stats.err)"
 
+# 3b. campaign.state cannot be moved into place (fault point fs.rename: the
+# first rename, of the start-up write test, passes; with no mismatch the
+# index is never written, so the next is the state's at the end)
+MMAFUZZ_FAULT=fs.rename:1 agreeing --out state >state.out 2>state.err
+rc=$?
+[ $rc -eq 2 ] || bad "state write: exit $rc, expected 2"
+grep -q 'campaign.state: cannot rename into place' state.err || bad "state write: no message in: $(head -c 300 state.err)"
+
 # 4. --out cannot be written: creating a file there fails (fault point
 # fs.create: EACCES, which holds for root too), and, when not root, a
 # read-only folder.  Said at start, before any case runs.

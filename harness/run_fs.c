@@ -6,6 +6,7 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -39,52 +40,166 @@ int fs_mkdir_p(const char *path)
     return fs_is_dir(path) ? 0 : -1;
 }
 
+/* ------------------------------------------------------------ fault points */
+
+typedef struct fault_point {
+    const char *name;
+    int err;               /* errno of a "fail" */
+    unsigned long long after, passed;
+    int armed, kill;
+} fault_point;
+
+static fault_point g_faults[] = {
+    {"fs.create", EACCES, 0, 0, 0, 0}, {"fs.write", ENOSPC, 0, 0, 0, 0}, {"fs.fsync", EIO, 0, 0, 0, 0},
+    {"fs.rename", EIO, 0, 0, 0, 0},    {"stats.write", ENOSPC, 0, 0, 0, 0},
+};
+static int g_faults_state;  /* 0 not read, 1 being read, 2 read */
+
+static void faults_parse(void)
+{
+    const char *env = getenv("MMAFUZZ_FAULT");
+    if (!env || !*env)
+        return;
+    char spec[512];
+    snprintf(spec, sizeof spec, "%s", env);
+    char *save = NULL;
+    for (char *item = strtok_r(spec, ",", &save); item; item = strtok_r(NULL, ",", &save)) {
+        char *c1 = strchr(item, ':');
+        char *c2 = c1 ? strchr(c1 + 1, ':') : NULL;
+        if (c1)
+            *c1 = 0;
+        if (c2)
+            *c2 = 0;
+        char *end = NULL;
+        unsigned long long n = c1 ? strtoull(c1 + 1, &end, 10) : 0;
+        int kill = c2 && !strcmp(c2 + 1, "kill");
+        int ok = c1 && end != c1 + 1 && !*end && (!c2 || kill || !strcmp(c2 + 1, "fail"));
+        size_t i = 0;
+        while (ok && i < sizeof g_faults / sizeof *g_faults && strcmp(g_faults[i].name, item))
+            i++;
+        if (!ok || i == sizeof g_faults / sizeof *g_faults) {
+            fprintf(stderr, "MMAFUZZ_FAULT: '%s': expected POINT:N[:fail|kill] with POINT one of fs.create, "
+                            "fs.write, fs.fsync, fs.rename, stats.write (ignored)\n", item);
+            continue;
+        }
+        g_faults[i].after = n;
+        g_faults[i].armed = 1;
+        g_faults[i].kill = kill;
+    }
+}
+
+int fs_fault(const char *point, size_t units)
+{
+    int st = __atomic_load_n(&g_faults_state, __ATOMIC_ACQUIRE);
+    if (st != 2) {
+        int zero = 0;
+        if (__atomic_compare_exchange_n(&g_faults_state, &zero, 1, 0, __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE)) {
+            faults_parse();
+            __atomic_store_n(&g_faults_state, 2, __ATOMIC_RELEASE);
+        }
+        while (__atomic_load_n(&g_faults_state, __ATOMIC_ACQUIRE) != 2)
+            ;
+    }
+    for (size_t i = 0; i < sizeof g_faults / sizeof *g_faults; i++) {
+        fault_point *f = &g_faults[i];
+        if (!f->armed || strcmp(f->name, point))
+            continue;
+        unsigned long long was = __atomic_fetch_add(&f->passed, (unsigned long long)units, __ATOMIC_RELAXED);
+        int hit = was + units > f->after;
+        if (!hit)
+            return 0;
+        if (f->kill)
+            raise(SIGKILL);
+        return f->err;
+    }
+    return 0;
+}
+
+/* ------------------------------------------------------------ atomic writes */
+
+/* Create a fresh temporary file beside path.  A name taken already (left by
+ * a writer killed before it could remove it, perhaps with the same PID, as
+ * every run has PID 1 in a container) is passed over, never reused or
+ * removed: it may belong to a live writer in another PID namespace. */
+static int create_temp(const char *path, char *tmp, size_t len)
+{
+    static unsigned counter;
+    for (int tries = 0;; tries++) {
+        unsigned n = __atomic_fetch_add(&counter, 1u, __ATOMIC_RELAXED);
+        snprintf(tmp, len, "%s.%ld.%u.tmp", path, (long)getpid(), n);
+        int e = fs_fault("fs.create", 1);
+        if (e) {
+            errno = e;
+            return -1;
+        }
+        int fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
+        if (fd >= 0 || errno != EEXIST || tries >= 100000)
+            return fd;
+    }
+}
+
 int fs_write_atomic(const char *path, const void *data, size_t len, int replace, char *err, size_t errlen)
 {
     char tmp[4200];
-    static unsigned counter;
-    snprintf(tmp, sizeof tmp, "%s.%ld.%u.tmp", path, (long)getpid(), __atomic_fetch_add(&counter, 1, __ATOMIC_RELAXED));
-    int fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL, 0666);
+    int fd = create_temp(path, tmp, sizeof tmp);
     if (fd < 0) {
-        snprintf(err, errlen, "%s: cannot create (%s)", tmp, strerror(errno));
+        int e = errno;
+        snprintf(err, errlen, "%s: cannot create (%s)", tmp, strerror(e));
+        errno = e;
         return -1;
     }
     const char *p = data;
     size_t left = len;
     while (left) {
-        ssize_t w = write(fd, p, left);
+        int e = fs_fault("fs.write", left);
+        ssize_t w = e ? -1 : write(fd, p, left);
         if (w < 0) {
-            if (errno == EINTR)
+            if (!e)
+                e = errno;
+            if (e == EINTR)
                 continue;
-            snprintf(err, errlen, "%s: write failed (%s)", tmp, strerror(errno));
+            snprintf(err, errlen, "%s: write failed (%s)", tmp, strerror(e));
             close(fd);
             unlink(tmp);
+            errno = e;
             return -1;
         }
         p += w;
         left -= (size_t)w;
     }
-    if (fsync(fd) != 0 || close(fd) != 0) {
-        snprintf(err, errlen, "%s: cannot flush (%s)", tmp, strerror(errno));
+    int e = fs_fault("fs.fsync", 1);
+    if (!e && fsync(fd) != 0)
+        e = errno;
+    if (close(fd) != 0 && !e)
+        e = errno;
+    if (e) {
+        snprintf(err, errlen, "%s: cannot flush (%s)", tmp, strerror(e));
         unlink(tmp);
+        errno = e;
         return -1;
     }
+    e = fs_fault("fs.rename", 1);
     if (replace) {
-        if (rename(tmp, path) != 0) {
-            snprintf(err, errlen, "%s: cannot rename into place (%s)", path, strerror(errno));
+        if (e || rename(tmp, path) != 0) {
+            if (!e)
+                e = errno;
+            snprintf(err, errlen, "%s: cannot rename into place (%s)", path, strerror(e));
             unlink(tmp);
+            errno = e;
             return -1;
         }
         return 0;
     }
-    int rc = link(tmp, path);
-    int e = errno;
+    int rc = e ? -1 : link(tmp, path);
+    if (!e)
+        e = errno;
     unlink(tmp);
     if (rc == 0)
         return 0;
     if (e == EEXIST)
         return 1;
     snprintf(err, errlen, "%s: cannot link into place (%s)", path, strerror(e));
+    errno = e;
     return -1;
 }
 

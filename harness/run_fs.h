@@ -11,10 +11,12 @@
 /* Create a folder and its parents (like mkdir -p).  @return 0 or -1 (errno). */
 int fs_mkdir_p(const char *path);
 
-/* Write len bytes to path atomically: a temporary file in the same folder,
- * fsync, then rename (replace = 1) or link (replace = 0: never overwrite an
- * existing file).  @return 0, 1 if replace == 0 and path already exists,
- * -1 on error (message in err). */
+/* Write len bytes to path atomically: a temporary file in the same folder
+ * (<path>.<pid>.<n>.tmp, created with O_EXCL; a name left by a killed writer
+ * is passed over for a fresh one), fsync, then rename (replace = 1) or link
+ * (replace = 0: never overwrite an existing file).  @return 0, 1 if
+ * replace == 0 and path already exists, -1 on error (message in err, errno
+ * the cause: ENOSPC when the disk is full). */
 int fs_write_atomic(const char *path, const void *data, size_t len, int replace, char *err, size_t errlen);
 
 /* Read a whole file (NUL-terminated, *len without the NUL).  @return a
@@ -30,5 +32,17 @@ int fs_walk(const char *root, const char *const *suffixes, int (*fn)(const char 
 
 /* @return 1 if path is a folder. */
 int fs_is_dir(const char *path);
+
+/* Named fault points, for tests of what happens when the file system fails.
+ * The environment variable MMAFUZZ_FAULT="POINT:N[:ACTION][,POINT:N[:ACTION]...]"
+ * makes POINT act once more than N units have passed it (bytes for fs.write,
+ * calls otherwise; N = 0: at once).  ACTION "fail" (the
+ * default) makes the operation fail with the point's errno, "kill" makes the
+ * process kill itself with SIGKILL there (a crash at a chosen moment).
+ * Points: fs.create (EACCES: creating a temporary file), fs.write (ENOSPC:
+ * writing it), fs.fsync (EIO), fs.rename (EIO: moving it into place),
+ * stats.write (ENOSPC: a line of stats.jsonl).  Unset: no faults.
+ * @return 0 to go on, or the errno value the operation must fail with. */
+int fs_fault(const char *point, size_t units);
 
 #endif

@@ -604,7 +604,8 @@ run_err run_loop(const run_opts *o, mf_device *dev, run_instr *ri, int ni, long 
             status = se;
     }
     *mismatches = rs_total(&rs, RS_MISMATCHES);
-    rs_close(&rs);
+    if (rs_close(&rs) && status == RUN_OK)
+        status = RUN_ERR_STORE;  /* stats.jsonl could not be written (message printed) */
     for (int i = 0; i < ni; i++)
         if (ri[i].z_ready)
             mz_dev_free(&ri[i].z);

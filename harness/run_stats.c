@@ -3,6 +3,9 @@
  */
 #include "run_stats.h"
 
+#include "run_fs.h"
+
+#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -26,15 +29,26 @@ long long rs_total(const rs_stats *s, int field)
     return t;
 }
 
-void rs_open(rs_stats *s, const char *out_dir)
+int rs_open(rs_stats *s, const char *out_dir)
 {
-    char path[1100];
-    snprintf(path, sizeof path, "%s/stats.jsonl", out_dir);
-    s->json = fopen(path, "a");
-    if (!s->json)
-        fprintf(stderr, "mmafuzz run: %s: cannot open for appending; no stats file this run\n", path);
+    snprintf(s->json_path, sizeof s->json_path, "%s/stats.jsonl", out_dir);
+    s->json = fopen(s->json_path, "a");
+    if (!s->json) {
+        fprintf(stderr, "mmafuzz run: %s: cannot open for appending (%s)\n", s->json_path, strerror(errno));
+        s->json_failed = 1;
+    }
     s->tty = isatty(2);
     s->t0 = s->last_print = s->last_json = rs_now();
+    return s->json ? 0 : -1;
+}
+
+/* The stats file could not be written: say so once, write no more. */
+static void json_fail(rs_stats *s, int e)
+{
+    fprintf(stderr, "%smmafuzz run: %s: write failed (%s)\n", s->tty ? "\n" : "", s->json_path, strerror(e));
+    fclose(s->json);
+    s->json = NULL;
+    s->json_failed = 1;
 }
 
 /* "1.23M" style numbers for the status line. */
@@ -72,7 +86,12 @@ static void json_line(rs_stats *s, double now)
                 i ? "," : "", p->in->name, p->cases, p->mismatches, p->unique, p->new_files, p->model_s, p->device_s);
     }
     fprintf(s->json, "}}\n");
-    fflush(s->json);
+    int e = fs_fault("stats.write", 1);
+    errno = 0;
+    if (!e && (fflush(s->json) != 0 || ferror(s->json)))
+        e = errno ? errno : EIO;
+    if (e)
+        json_fail(s, e);
 }
 
 void rs_report(rs_stats *s, double period, int force)
@@ -140,9 +159,12 @@ void rs_summary(rs_stats *s, FILE *f, const char *why)
             rs_total(s, RS_UNIQUE), rs_total(s, RS_NEW), rs_total(s, RS_NONDET));
 }
 
-void rs_close(rs_stats *s)
+int rs_close(rs_stats *s)
 {
-    if (s->json)
-        fclose(s->json);
+    if (s->json && fclose(s->json) != 0) {
+        fprintf(stderr, "mmafuzz run: %s: write failed (%s)\n", s->json_path, strerror(errno));
+        s->json_failed = 1;
+    }
     s->json = NULL;
+    return s->json_failed ? -1 : 0;
 }

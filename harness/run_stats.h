@@ -35,6 +35,8 @@ typedef struct rs_stats {
     double rate_at_print;
     int tty;
     FILE *json;  /* the JSON-lines file, or NULL */
+    char json_path[1100];
+    int json_failed;  /* it could not be opened or written: the run's result is an error */
     const char *device;
     unsigned long long seed;
     int jobs;
@@ -43,15 +45,18 @@ typedef struct rs_stats {
 /* @return seconds on a monotonic clock. */
 double rs_now(void);
 
-/* Open the stats file <out>/stats.jsonl (appending). */
-void rs_open(rs_stats *s, const char *out_dir);
+/* Open the stats file <out>/stats.jsonl (appending).  @return 0, or -1
+ * when it cannot be opened (said on stderr; json_failed set). */
+int rs_open(rs_stats *s, const char *out_dir);
 /* Print a status line (terminal: rewrite in place every 0.5 s; otherwise a
  * plain line every `period` s) and append a JSON line every `period` s;
  * force = 1 does both now. */
 void rs_report(rs_stats *s, double period, int force);
 /* The final summary: one line per instruction and the totals. */
 void rs_summary(rs_stats *s, FILE *f, const char *why);
-void rs_close(rs_stats *s);
+/* Close the stats file.  @return 0, or -1 if it could not be opened,
+ * written or closed at any time (said on stderr when it happened). */
+int rs_close(rs_stats *s);
 
 long long rs_total(const rs_stats *s, int field);
 enum { RS_CASES, RS_MISMATCHES, RS_UNIQUE, RS_NEW, RS_NONDET, RS_TILES };

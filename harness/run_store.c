@@ -11,6 +11,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -44,6 +45,42 @@ void st_hash(const mf_instr *in, const mf_case *cs, char hex[ST_HASH_HEX])
 void st_path(const char *root, const mf_instr *in, const char *hex, char *buf, size_t len)
 {
     snprintf(buf, len, "%s/%s/%s.vec", root, in->name, hex);  /* name is ARCH/QUALIFIER */
+}
+
+const char *st_error_name(st_error e)
+{
+    switch (e) {
+    case ST_OK: return "ok";
+    case ST_ERR_IO: return "input/output error";
+    case ST_ERR_FULL: return "disk full";
+    case ST_ERR_READONLY: return "not writable";
+    case ST_ERR_NOMEM: return "out of memory";
+    }
+    return "unknown error";
+}
+
+/* The code of a failed file-system call's errno. */
+static st_error from_errno(int e)
+{
+    if (e == ENOSPC || e == EFBIG
+#ifdef EDQUOT
+        || e == EDQUOT
+#endif
+    )
+        return ST_ERR_FULL;
+    if (e == EACCES || e == EPERM || e == EROFS)
+        return ST_ERR_READONLY;
+    if (e == ENOMEM)
+        return ST_ERR_NOMEM;
+    return ST_ERR_IO;
+}
+
+/* Record the store's first error and return it. */
+static st_error fail(store *s, st_error e)
+{
+    if (s->error == ST_OK)
+        s->error = e;
+    return e;
 }
 
 /* ------------------------------------------------------------ index */
@@ -82,22 +119,39 @@ static int is_hex32(const char *p, size_t n)
     return 1;
 }
 
+/* A count: decimal digits only; a value past LONG_MAX saturates there.
+ * @return 1 and *count, or 0 if the text is not a count (end after it). */
+static int parse_count(const char *p, long *count, const char **end)
+{
+    if (*p < '0' || *p > '9')
+        return 0;
+    long v = 0;
+    for (; *p >= '0' && *p <= '9'; p++) {
+        int d = *p - '0';
+        v = v > (LONG_MAX - d) / 10 ? LONG_MAX : v * 10 + d;
+    }
+    *count = v;
+    *end = p;
+    return 1;
+}
+
 /* Read index.tsv: "HASH<TAB>COUNT<TAB>INSTR<TAB>SIGNATURE".  Entries found
- * get count = the file's count (deltas kept); bad lines are reported and kept. */
-static int read_index(store *s, char *err, size_t errlen)
+ * get count = the file's count (deltas kept); bad lines are kept (and
+ * reported when report is set). */
+static st_error read_index(store *s, int report, char *err, size_t errlen)
 {
     char path[1100];
     snprintf(path, sizeof path, "%s/index.tsv", s->root);
     size_t len;
     if (access(path, F_OK) != 0)
-        return 0;  /* a new store */
+        return ST_OK;  /* a new store */
     char *buf = fs_read_all(path, &len, err, errlen);
     if (!buf)
-        return -1;
+        return fail(s, ST_ERR_IO);
     for (size_t i = 0; i < s->nother; i++)
         free(s->other[i]);
     s->nother = 0;
-    long lineno = 0;
+    long lineno = 0, nbad = 0;
     for (char *line = buf, *next; line && *line; line = next) {
         next = strchr(line, '\n');
         if (next)
@@ -107,12 +161,14 @@ static int read_index(store *s, char *err, size_t errlen)
             continue;
         char hex[64] = "", instr[160] = "", sig[32] = "";
         long count = 0;
+        const char *after = NULL;
         char *t1 = strchr(line, '\t');
-        int ok = t1 && is_hex32(line, (size_t)(t1 - line)) &&
-                 sscanf(t1 + 1, "%ld\t%159s\t%31s", &count, instr, sig) >= 2 && count >= 0;
+        int ok = t1 && is_hex32(line, (size_t)(t1 - line)) && parse_count(t1 + 1, &count, &after) &&
+                 *after == '\t' && sscanf(after + 1, "%159s\t%31s", instr, sig) >= 1;
         if (!ok) {
-            fprintf(stderr, "%s:%ld: expected HASH<TAB>COUNT<TAB>INSTR<TAB>SIGNATURE (line kept as it is)\n", path,
-                    lineno);
+            if (report && ++nbad <= 5)
+                fprintf(stderr, "%s:%ld: expected HASH<TAB>COUNT<TAB>INSTR<TAB>SIGNATURE (line kept as it is)\n",
+                        path, lineno);
             char **o = realloc(s->other, (s->nother + 1) * sizeof *o);
             if (o) {
                 s->other = o;
@@ -128,7 +184,7 @@ static int read_index(store *s, char *err, size_t errlen)
         if (!e && !(e = add_entry(s, hex))) {
             free(buf);
             snprintf(err, errlen, "out of memory");
-            return -1;
+            return fail(s, ST_ERR_NOMEM);
         }
         e->count = count;
         if (!e->instr[0])
@@ -137,18 +193,39 @@ static int read_index(store *s, char *err, size_t errlen)
             snprintf(e->sig, sizeof e->sig, "%s", sig);
     }
     free(buf);
-    return 0;
+    if (nbad > 5)
+        fprintf(stderr, "%s: %ld more lines like that (kept as they are)\n", path, nbad - 5);
+    return ST_OK;
 }
 
-int st_open(store *s, const char *root, char *err, size_t errlen)
+st_error st_check_writable(const char *root, char *err, size_t errlen)
+{
+    if (fs_mkdir_p(root)) {
+        int e = errno;
+        snprintf(err, errlen, "%s: cannot create the folder (%s)", root, strerror(e));
+        return from_errno(e);
+    }
+    char path[1100];
+    snprintf(path, sizeof path, "%s/.write-test", root);
+    static const char probe[] = "mmafuzz: checking that this folder is writable\n";
+    char why[1300];
+    if (fs_write_atomic(path, probe, sizeof probe - 1, 1, why, sizeof why)) {
+        int e = errno;
+        snprintf(err, errlen, "%s: the folder is not writable: %s", root, why);
+        return from_errno(e);
+    }
+    unlink(path);  /* another process may have removed it already */
+    return ST_OK;
+}
+
+st_error st_open(store *s, const char *root, char *err, size_t errlen)
 {
     memset(s, 0, sizeof *s);
     snprintf(s->root, sizeof s->root, "%s", root);
-    if (fs_mkdir_p(root)) {
-        snprintf(err, errlen, "%s: cannot create the folder (%s)", root, strerror(errno));
-        return -1;
-    }
-    return read_index(s, err, errlen);
+    st_error e = st_check_writable(root, err, errlen);
+    if (e)
+        return fail(s, e);
+    return read_index(s, 1, err, errlen);
 }
 
 void st_close(store *s)
@@ -170,57 +247,66 @@ int st_file(store *s, const mf_instr *in, const char *hex, const char *sig, cons
     if (!e) {
         if (!(e = add_entry(s, hex))) {
             snprintf(err, errlen, "out of memory");
-            return -1;
+            return fail(s, ST_ERR_NOMEM);
         }
         snprintf(e->instr, sizeof e->instr, "%s", in->name);
         snprintf(e->sig, sizeof e->sig, "%s", sig);
     }
-    e->delta++;
+    if (e->delta < LONG_MAX)
+        e->delta++;
     s->dirty = 1;
     if (fs_mkdir_p(dir)) {
-        snprintf(err, errlen, "%s: cannot create the folder (%s)", dir, strerror(errno));
-        return -1;
+        int en = errno;
+        snprintf(err, errlen, "%s: cannot create the folder (%s)", dir, strerror(en));
+        return fail(s, from_errno(en));
     }
     int rc = fs_write_atomic(path, text, len, 0, err, errlen);
-    return rc < 0 ? -1 : rc == 0 ? 1 : 0;
+    return rc < 0 ? fail(s, from_errno(errno)) : rc == 0 ? 1 : 0;
 }
 
-int st_flush(store *s, char *err, size_t errlen)
+st_error st_flush(store *s, char *err, size_t errlen)
 {
     if (!s->dirty)
-        return 0;
+        return ST_OK;
     char lock[1100];
     snprintf(lock, sizeof lock, "%s/.lock", s->root);
-    int fd = open(lock, O_RDWR | O_CREAT, 0666);
+    int fd = open(lock, O_RDWR | O_CREAT | O_CLOEXEC, 0666);
     if (fd < 0 || flock(fd, LOCK_EX) != 0) {
-        snprintf(err, errlen, "%s: cannot lock (%s)", lock, strerror(errno));
+        int en = errno;
+        snprintf(err, errlen, "%s: cannot lock (%s)", lock, strerror(en));
         if (fd >= 0)
             close(fd);
-        return -1;
+        return fail(s, from_errno(en));
     }
-    int rc = read_index(s, err, errlen);  /* counts as other processes left them */
-    size_t cap = 256 + s->n * 240, pos = 0;
+    st_error rc = read_index(s, 0, err, errlen);  /* counts as other processes left them */
+    /* the size of the text: every kept line and every entry in full */
+    static const char head[] = "# mmafuzz mismatch index: hash, times seen, instruction, signature class\n";
+    size_t cap = sizeof head, pos = 0;
+    for (size_t i = 0; i < s->nother; i++)
+        cap += strlen(s->other[i]) + 1;
+    for (size_t i = 0; i < s->n; i++)
+        cap += 32 + 1 + 20 + 1 + strlen(s->e[i].instr) + 1 + (s->e[i].sig[0] ? strlen(s->e[i].sig) : 1) + 1;
     char *buf = rc ? NULL : malloc(cap);
     if (!rc && !buf) {
         snprintf(err, errlen, "out of memory");
-        rc = -1;
+        rc = fail(s, ST_ERR_NOMEM);
     }
     if (!rc) {
-        pos += (size_t)snprintf(buf + pos, cap - pos,
-                                "# mmafuzz mismatch index: hash, times seen, instruction, signature class\n");
+        pos += (size_t)snprintf(buf + pos, cap - pos, "%s", head);
         for (size_t i = 0; i < s->nother; i++)
-            pos += (size_t)snprintf(buf + pos, cap - pos, "%.200s\n", s->other[i]);
+            pos += (size_t)snprintf(buf + pos, cap - pos, "%s\n", s->other[i]);
         for (size_t i = 0; i < s->n; i++) {
             st_entry *e = &s->e[i];
-            e->count += e->delta;
+            e->count = e->count > LONG_MAX - e->delta ? LONG_MAX : e->count + e->delta;  /* saturates */
             e->delta = 0;
             pos += (size_t)snprintf(buf + pos, cap - pos, "%s\t%ld\t%s\t%s\n", e->hex, e->count, e->instr,
                                     e->sig[0] ? e->sig : "-");
         }
         char path[1100];
         snprintf(path, sizeof path, "%s/index.tsv", s->root);
-        rc = fs_write_atomic(path, buf, pos, 1, err, errlen) ? -1 : 0;
-        if (!rc)
+        if (fs_write_atomic(path, buf, pos, 1, err, errlen))
+            rc = fail(s, from_errno(errno));
+        else
             s->dirty = 0;
     }
     free(buf);

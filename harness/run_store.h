@@ -28,11 +28,25 @@ void st_hash(const mf_instr *in, const mf_case *cs, char hex[ST_HASH_HEX]);
 /* Path of a mismatch file under root. */
 void st_path(const char *root, const mf_instr *in, const char *hex, char *buf, size_t len);
 
+/* What a store function returns: ST_OK or one of the errors (all < 0;
+ * st_file returns 1 or 0 for success).  A caller tells a store error from
+ * its own by this code, never by the message text. */
+typedef enum st_error {
+    ST_OK = 0,
+    ST_ERR_IO = -1,        /* a file or folder of the store could not be created, written, flushed, renamed or locked */
+    ST_ERR_FULL = -2,      /* no space left: ENOSPC, EDQUOT, EFBIG (a file size limit) */
+    ST_ERR_READONLY = -3,  /* the folder is not writable: EACCES, EPERM, EROFS */
+    ST_ERR_NOMEM = -4,     /* out of memory */
+} st_error;
+
+/* A short name of an error code ("disk full", ...). */
+const char *st_error_name(st_error e);
+
 typedef struct st_entry {
     char hex[ST_HASH_HEX];
     char instr[160];
     char sig[32];
-    long count;  /* as last read or written */
+    long count;  /* as last read or written; saturates at LONG_MAX */
     long delta;  /* seen by this process since the last flush */
     int run_seen; /* for the caller: seen by this run */
 } st_entry;
@@ -44,10 +58,16 @@ typedef struct store {
     char **other;  /* index lines that did not parse, kept as they are */
     size_t nother;
     int dirty;
+    st_error error;  /* ST_OK, or the first error any call on this store returned */
 } store;
 
-/* Open (create) a store under root and read its index.  @return 0 or -1. */
-int st_open(store *s, const char *root, char *err, size_t errlen);
+/* Check that folder root (created if missing) is writable by creating and
+ * removing a file in it.  @return ST_OK or an error (message in err). */
+st_error st_check_writable(const char *root, char *err, size_t errlen);
+
+/* Open (create) a store under root, check that it is writable
+ * (st_check_writable) and read its index.  @return ST_OK or an error. */
+st_error st_open(store *s, const char *root, char *err, size_t errlen);
 void st_close(store *s);
 
 /* @return the entry of hex, or NULL. */
@@ -55,13 +75,14 @@ st_entry *st_find(store *s, const char *hex);
 
 /* File a mismatch with the full file text.  Writes <hash>.vec if it does
  * not exist (never overwrites) and counts one sighting in the index.
- * @return 1 if a new file was written, 0 if it was known, -1 on error. */
+ * @return 1 if a new file was written, 0 if it was known, an st_error (< 0)
+ * on error. */
 int st_file(store *s, const mf_instr *in, const char *hex, const char *sig, const char *text, size_t len,
             char *err, size_t errlen);
 
 /* Write the index (under a lock, merging with what other processes wrote).
- * @return 0 or -1. */
-int st_flush(store *s, char *err, size_t errlen);
+ * @return ST_OK or an error. */
+st_error st_flush(store *s, char *err, size_t errlen);
 
 /* ------------------------------------------------------------ reader */
 

@@ -8,6 +8,15 @@ scripts/setup.sh
 jobs=$(nproc)
 ctest --test-dir build --output-on-failure -j"$jobs"
 
+# The portable configuration (MMAFUZZ_NO_CLONES: plain C, no AVX2 clones; the
+# AFL++ build and the one for non-x86 hosts): it has no clone left, and the
+# model, cli and driver tests give the same results as above.
+cmake -S . -B build-portable -DCMAKE_BUILD_TYPE=Release -DMMAFUZZ_NO_CLONES=ON \
+      -DMMAFUZZ_WITH_CUDA=OFF -DMMAFUZZ_WITH_HIP=OFF ${MMAFUZZ_CMAKE_ARGS:-}
+cmake --build build-portable -j"$jobs"
+if nm build-portable/mmafuzz | grep -q '\.avx2'; then echo "build-portable: AVX2 clones left" >&2; exit 1; fi
+ctest --test-dir build-portable --output-on-failure -j"$jobs" -L 'model|cli|driver' -LE 'fuzz|gpu'
+
 # The unit suite again, built by clang with AddressSanitizer + UBSan; the same
 # build has libFuzzer, so the coverage-guided targets run here too (label
 # fuzz: each 60 s from its seed corpus, -error_exitcode=1).

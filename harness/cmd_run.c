@@ -12,10 +12,10 @@
 #include "cli.h"
 #include "mf_device.h"
 #include "run_fs.h"
-#include "run_gen.h"
+#include "mmafuzz_gen.h"
+#include "run_pool.h"
 #include "run_mismatch.h"
 #include "run_stats.h"
-#include "run_values.h"
 #include "run_workers.h"
 #include "vecfile.h"
 
@@ -116,6 +116,8 @@ static void on_sigint(int sig)
 
 static void run_usage(FILE *f)
 {
+    char gens[256];
+    gen_names(gens, sizeof gens);
     fprintf(f,
             "usage: mmafuzz run [--instr PATTERN]... [--device SPEC] [--model ARCH] [-seed N] [-runs N]\n"
             "                   [-max_total_time S] [--corpus DIR]... [--out DIR] [-jobs N] [--mix LIST]\n"
@@ -133,13 +135,13 @@ static void run_usage(FILE *f)
             "  --out DIR           where mismatches, index.tsv, stats.jsonl and campaign.state go (default mismatches/)\n"
             "  -jobs N             model threads (default: all cores)\n"
             "  --mix LIST          generators and weights, e.g. uniform:1,special:2,mutate:1\n"
-            "                      (uniform window cancel special boundary table mutate; default all)\n"
+            "                      (%s; default all)\n"
             "  -batch N            cases per device batch (default 4194304; three batches in memory)\n"
             "  -minimize N         mismatches re-run and minimized per batch (default 16)\n"
             "  -report S           seconds between status lines and stats records when not on a terminal (10)\n"
             "  --resume DIR        continue the campaign whose state is DIR/campaign.state\n\n"
             "Ctrl-C finishes the current batch, writes everything and prints the summary (twice: quit at once).\n"
-            "Exit status: 0 no mismatch, 1 mismatches found, 2 bad usage, input or device error.\n");
+            "Exit status: 0 no mismatch, 1 mismatches found, 2 bad usage, input or device error.\n", gens);
 }
 
 /* ------------------------------------------------------------ state file */
@@ -152,6 +154,7 @@ static int write_state(const run_opts *o, run_instr *ri, int ni, char *err, size
     size_t pos = 0;
     pos += (size_t)sprintf(buf + pos, "# mmafuzz campaign state: `mmafuzz run --resume DIR` continues from here\n");
     pos += (size_t)sprintf(buf + pos, "version 1\nseed %llu\ndevice %s\nmix %s\n", o->seed, o->device, o->mix_text);
+    pos += (size_t)sprintf(buf + pos, "generators %d\n", MF_GEN_VERSION);   /* (seed, index) -> case holds within one */
     if (o->model)
         pos += (size_t)sprintf(buf + pos, "model %.40s\n", o->model);
     for (int p = 0; p < o->npat; p++)
@@ -214,6 +217,10 @@ static int read_state(const char *dir, run_opts *o, int have_mix, int have_dev, 
                 free(buf);
                 return -1;
             } else if (!strcmp(key, "version")) {
+            } else if (!strcmp(key, "generators")) {
+                if (strtol(val, NULL, 10) != MF_GEN_VERSION)
+                    fprintf(stderr, "%s:%d: note: generator table version %s, now %d: the tiles from here on are not "
+                                    "those that version would give\n", path, lineno, val, MF_GEN_VERSION);
             } else if (!strcmp(key, "device") || !strcmp(key, "mix") || !strcmp(key, "pattern") ||
                        !strcmp(key, "corpus") || !strcmp(key, "model")) {
                 snprintf(g_state_strings[ns], 256, "%s", val);

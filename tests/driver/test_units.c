@@ -4,10 +4,9 @@
  */
 #include "mf_device.h"
 #include "run_fs.h"
-#include "run_gen.h"
+#include "mmafuzz_gen.h"
 #include "run_minimize.h"
 #include "run_store.h"
-#include "run_values.h"
 #include "vecfile.h"
 
 #include <stdio.h>

@@ -1,5 +1,7 @@
 /*
- * run_gen.c - tile generators of the fuzz driver (see run_gen.h).
+ * gen_tile.c - the tile generators (mmafuzz_gen.h; the table is
+ * generators.def).  Generation code: no I/O, no allocation, nothing of libc
+ * beyond string.h (and limits.h for INT_MIN).
  *
  * Structured generators work on a per-tile "plan": an exponent for each K
  * position of A and of B (the same for every row / column), and one for c.
@@ -7,84 +9,29 @@
  * property the plan aims at (a product at the output's overflow threshold,
  * terms F bits below e_max, ...) holds for every output element of the tile.
  */
-#include "run_gen.h"
-
-#include "mf_device.h"
-#include "run_values.h"
+#include "mmafuzz_gen.h"
 
 #include <limits.h>
-#include <stdio.h>
-#include <stdlib.h>
-#include <pthread.h>
 #include <string.h>
-#include <strings.h>
 
-static const char *const gen_names[GEN_COUNT] = {"uniform", "window", "cancel", "special",
-                                                 "boundary", "table", "mutate"};
+const gen_info gen_table[GEN_COUNT] = {
+#define MF_GENERATOR(E, name, weight, needs_pool, help) {#name, weight, needs_pool, help},
+#include "generators.def"
+#undef MF_GENERATOR
+};
 
-const char *gen_name(gen_kind g) { return (unsigned)g < GEN_COUNT ? gen_names[g] : "?"; }
+const char *gen_name(gen_kind g) { return (unsigned)g < GEN_COUNT ? gen_table[g].name : "?"; }
 
 void gen_mix_default(gen_mix *m)
 {
-    static const uint32_t w[GEN_COUNT] = {2, 3, 2, 2, 3, 2, 2};
-    memcpy(m->w, w, sizeof w);
+    for (int g = 0; g < GEN_COUNT; g++)
+        m->w[g] = gen_table[g].weight;
 }
 
-int gen_mix_parse(const char *s, gen_mix *m, char *err, size_t errlen)
+/* Element of format f in the tile arrays (mmafuzz_model.h: the device ABI). */
+MF_GEN_FN static inline void abi_set(mf_format f, void *base, size_t idx, uint64_t v)
 {
-    memset(m, 0, sizeof *m);
-    const char *p = s;
-    while (*p) {
-        size_t len = strcspn(p, ",");
-        size_t nlen = strcspn(p, ":,");
-        int g;
-        for (g = 0; g < GEN_COUNT; g++)
-            if (strlen(gen_names[g]) == nlen && !strncasecmp(p, gen_names[g], nlen))
-                break;
-        if (g == GEN_COUNT) {
-            snprintf(err, errlen, "--mix: unknown generator '%.*s' (expected uniform, window, cancel, special, "
-                                  "boundary, table, mutate, each optionally :WEIGHT)", (int)nlen, p);
-            return -1;
-        }
-        unsigned long w = 1;
-        if (nlen < len) {
-            char buf[16];
-            size_t wl = len - nlen - 1;
-            char *end;
-            if (wl == 0 || wl >= sizeof buf) {
-                snprintf(err, errlen, "--mix: expected a weight 0..1000 after '%s:'", gen_names[g]);
-                return -1;
-            }
-            memcpy(buf, p + nlen + 1, wl);
-            buf[wl] = 0;
-            w = strtoul(buf, &end, 10);
-            if (*end || w > 1000) {
-                snprintf(err, errlen, "--mix: expected a weight 0..1000 after '%s:', found '%s'", gen_names[g], buf);
-                return -1;
-            }
-        }
-        m->w[g] = (uint32_t)w;
-        p += len;
-        if (*p == ',')
-            p++;
-    }
-    uint32_t total = 0;
-    for (int g = 0; g < GEN_COUNT; g++)
-        total += m->w[g];
-    if (!total) {
-        snprintf(err, errlen, "--mix: expected at least one generator with a non-zero weight");
-        return -1;
-    }
-    return 0;
-}
-
-void gen_mix_format(const gen_mix *m, char *buf, size_t len)
-{
-    size_t pos = 0;
-    buf[0] = 0;
-    for (int g = 0; g < GEN_COUNT; g++)
-        if (m->w[g] && pos < len)
-            pos += (size_t)snprintf(buf + pos, len - pos, "%s%s:%u", pos ? "," : "", gen_names[g], m->w[g]);
+    mf_elem_set(mf_tile_elem_bytes(f), base, idx, v);
 }
 
 /* ------------------------------------------------------------ helpers */
@@ -112,7 +59,7 @@ static inline uint64_t frac_of_draw(uint64_t x, int fbits)
 }
 
 /* A random significand: random bits most of the time, a table pattern otherwise. */
-static uint64_t rnd_frac(rng *r, int fbits)
+static uint64_t rnd_frac(gen_rng *r, int fbits)
 {
     return frac_of_draw(rng_next(r), fbits);
 }
@@ -132,7 +79,7 @@ static vfmt vfmt_of(mf_format f)
     vfmt v;
     v.f = f;
     v.L = *rv_get(f);
-    v.es = mf_abi_elem_bytes(f);
+    v.es = mf_tile_elem_bytes(f);
     for (int p = 0; p < 8; p++)
         v.pat[p] = frac_of_draw((uint64_t)p << 4 | 6u << 1, v.L.fbits);   /* choice 6 >= 5: pattern p */
     return v;
@@ -153,32 +100,20 @@ static inline uint64_t vf_at(const vfmt *v, uint64_t x, int e, int w)
 }
 
 /* A random value of format f near exponent e (one draw; outside the loops). */
-static inline uint64_t rnd_at(rng *r, mf_format f, int e)
+static inline uint64_t rnd_at(gen_rng *r, mf_format f, int e)
 {
     uint64_t x = rng_next(r);
     return rv_make(f, (int)(x & 1), e, frac_of_draw(x, rv_get(f)->fbits));
 }
 
-/* Special values of every format, listed once (rv_specials) and shared by
- * all threads. */
-static uint64_t special_list[MF_FMT_COUNT][40];
-static uint32_t special_count[MF_FMT_COUNT];
-static pthread_once_t special_once = PTHREAD_ONCE_INIT;
-
-static void build_special_lists(void)
+/* A special value of format f (rv_specials' list, made at program start). */
+static uint64_t rnd_special(gen_rng *r, mf_format f)
 {
-    for (int f = 1; f < MF_FMT_COUNT; f++)
-        special_count[f] = (uint32_t)rv_specials((mf_format)f, special_list[f], 40);
-}
-
-static uint64_t rnd_special(rng *r, mf_format f)
-{
-    pthread_once(&special_once, build_special_lists);
-    return special_list[f][rng_below(r, special_count[f])];
+    return rv_special_list[f][rng_below(r, rv_special_count[f])];
 }
 
 /* A block scale: mostly near 2^0, sometimes any pattern. */
-static uint64_t rnd_scale(rng *r, mf_format fs, int wild)
+static uint64_t rnd_scale(gen_rng *r, mf_format fs, int wild)
 {
     uint32_t x = rng_below(r, 16);
     if (x == 0 || (wild && x < 4))
@@ -189,7 +124,7 @@ static uint64_t rnd_scale(rng *r, mf_format fs, int wild)
 }
 
 /* Split a product exponent et into (ea, eb) inside both input ranges when possible. */
-static void split_exp(rng *r, const mf_instr *in, int et, int *ea, int *eb)
+static void split_exp(gen_rng *r, const mf_instr *in, int et, int *ea, int *eb)
 {
     const rv_layout *A = rv_get(in->fa), *B = rv_get(in->fb);
     int lo = et - B->emax, hi = et - B->emin;
@@ -224,22 +159,24 @@ static uint64_t product_into(mf_format fc, const mf_instr *in, mf_value va, mf_v
 #define IC(i, j) ((slot * (size_t)g->m + (size_t)(i)) * (size_t)g->n + (size_t)(j))
 #define IS(r, s, rows) ((slot * (size_t)(rows) + (size_t)(r)) * (size_t)S + (size_t)(s))
 
-static void fill_scales(const gen_ctx *g, size_t slot, rng *r, int wild)
+static void fill_scales(const gen_ctx *g, size_t slot, gen_rng *r, int wild)
 {
     int S = g->in->n_scales;
+    if (!g->SA || !g->SB)
+        return;
     for (int i = 0; i < g->m; i++)
         for (int s = 0; s < S; s++)
-            mf_abi_set(g->in->fs, g->SA, IS(i, s, g->m), rnd_scale(r, g->in->fs, wild));
+            abi_set(g->in->fs, g->SA, IS(i, s, g->m), rnd_scale(r, g->in->fs, wild));
     for (int j = 0; j < g->n; j++)
         for (int s = 0; s < S; s++)
-            mf_abi_set(g->in->fs, g->SB, IS(j, s, g->n), rnd_scale(r, g->in->fs, wild));
+            abi_set(g->in->fs, g->SB, IS(j, s, g->n), rnd_scale(r, g->in->fs, wild));
 }
 
 /* ------------------------------------------------------------ generators */
 
 /* n uniform bit patterns of format v at element `first` of base, several
  * per draw when they are narrow. */
-static void uniform_run(rng *r, const vfmt *v, void *base, size_t first, size_t n)
+static void uniform_run(gen_rng *r, const vfmt *v, void *base, size_t first, size_t n)
 {
     const int w = v->L.bits;
     const uint64_t mask = v->L.mask;
@@ -271,8 +208,9 @@ static void uniform_run(rng *r, const vfmt *v, void *base, size_t first, size_t 
     }
 }
 
-static void gen_uniform(const gen_ctx *g, size_t slot, rng *r)
+static void gen_fn_uniform(const gen_ctx *g, size_t slot, gen_rng *r, uint64_t tile)
 {
+    (void)tile;
     const mf_instr *in = g->in;
     const vfmt va = vfmt_of(in->fa), vb = vfmt_of(in->fb), vc = vfmt_of(in->fc);
     uniform_run(r, &va, g->A, IA(0, 0), (size_t)g->m * (size_t)g->k);
@@ -284,7 +222,7 @@ static void gen_uniform(const gen_ctx *g, size_t slot, rng *r)
 
 /* Fill from a plan: ea[k]/eb[k] exponents (INT_MIN: that position is zero),
  * a jitter window w added per element, c at exponent ec (INT_MIN: zero). */
-static void fill_plan(const gen_ctx *g, size_t slot, rng *r, const int *ea, const int *eb, int ec, int w)
+static void fill_plan(const gen_ctx *g, size_t slot, gen_rng *r, const int *ea, const int *eb, int ec, int w)
 {
     const mf_instr *in = g->in;
     const vfmt va = vfmt_of(in->fa), vb = vfmt_of(in->fb), vc = vfmt_of(in->fc);
@@ -307,8 +245,9 @@ static void fill_plan(const gen_ctx *g, size_t slot, rng *r, const int *ea, cons
         fill_scales(g, slot, r, 0);
 }
 
-static void gen_window(const gen_ctx *g, size_t slot, rng *r)
+static void gen_fn_window(const gen_ctx *g, size_t slot, gen_rng *r, uint64_t tile)
 {
+    (void)tile;
     const mf_instr *in = g->in;
     const rv_layout *A = rv_get(in->fa), *B = rv_get(in->fb);
     int ea[MF_KMAX], eb[MF_KMAX];
@@ -329,8 +268,9 @@ static void gen_window(const gen_ctx *g, size_t slot, rng *r)
 
 #define CANCEL_MAX 256   /* rows and columns whose first product c may cancel */
 
-static void gen_cancel(const gen_ctx *g, size_t slot, rng *r)
+static void gen_fn_cancel(const gen_ctx *g, size_t slot, gen_rng *r, uint64_t tile)
 {
+    (void)tile;
     const mf_instr *in = g->in;
     const vfmt va = vfmt_of(in->fa), vb = vfmt_of(in->fb), vc = vfmt_of(in->fc);
     const rv_layout *A = &va.L, *B = &vb.L, *Cl = &vc.L;
@@ -391,17 +331,17 @@ static void gen_cancel(const gen_ctx *g, size_t slot, rng *r)
         fill_scales(g, slot, r, 0);
 }
 
-static void gen_special(const gen_ctx *g, size_t slot, rng *r)
+static void gen_fn_special(const gen_ctx *g, size_t slot, gen_rng *r, uint64_t tile)
 {
+    (void)tile;
     const mf_instr *in = g->in;
-    pthread_once(&special_once, build_special_lists);
     const vfmt v[3] = {vfmt_of(in->fa), vfmt_of(in->fb), vfmt_of(in->fc)};
     void *base[3] = {g->A, g->B, g->C};
     size_t first[3] = {IA(0, 0), IB(0, 0), IC(0, 0)};
     size_t count[3] = {(size_t)g->m * (size_t)g->k, (size_t)g->n * (size_t)g->k, (size_t)g->m * (size_t)g->n};
     for (int a = 0; a < 3; a++) {
-        const uint64_t *list = special_list[v[a].f];
-        const uint64_t nlist = special_count[v[a].f];
+        const uint64_t *list = rv_special_list[v[a].f];
+        const uint64_t nlist = rv_special_count[v[a].f];
         for (size_t i = 0; i < count[a]; i++) {
             uint64_t x = rng_next(r);
             /* three in eight a special value, else a number near 1 (exponent -4..4) */
@@ -415,8 +355,9 @@ static void gen_special(const gen_ctx *g, size_t slot, rng *r)
 
 /* Boundaries (products and sums at the output format's thresholds, alignment
  * shifts of exactly F and F+-1 bits, the zero-exponent region). */
-static void gen_boundary(const gen_ctx *g, size_t slot, rng *r)
+static void gen_fn_boundary(const gen_ctx *g, size_t slot, gen_rng *r, uint64_t tile)
 {
+    (void)tile;
     const mf_instr *in = g->in;
     const rv_layout *D = rv_get(in->fd), *Cl = rv_get(in->fc);
     int ea[MF_KMAX], eb[MF_KMAX], ec = INT_MIN;
@@ -486,7 +427,7 @@ static inline int exp_class(const rv_layout *L, int cls, uint64_t x)
 /* One table value from the draw x: class cls (or, one time in four when
  * `vary`, any class), sign bit 11, pattern pat half the time (always when
  * not `vary`), else random bits. */
-static inline uint64_t table_value(rng *r, const vfmt *v, uint64_t x, int cls, int pat, int vary)
+static inline uint64_t table_value(gen_rng *r, const vfmt *v, uint64_t x, int cls, int pat, int vary)
 {
     if (vary && !(x & 3))
         cls = (int)((((x >> 2) & 0xFF) * NEXPC) >> 8);
@@ -500,7 +441,7 @@ static inline uint64_t table_value(rng *r, const vfmt *v, uint64_t x, int cls, i
     return rv_make_in(&v->L, v->f, (int)((x >> 11) & 1), e, frac);
 }
 
-static void gen_table(const gen_ctx *g, size_t slot, rng *r, uint64_t tile)
+static void gen_fn_table(const gen_ctx *g, size_t slot, gen_rng *r, uint64_t tile)
 {
     const mf_instr *in = g->in;
     uint64_t t = tile;
@@ -520,102 +461,84 @@ static void gen_table(const gen_ctx *g, size_t slot, rng *r, uint64_t tile)
         fill_scales(g, slot, r, 0);
 }
 
-/* ------------------------------------------------------------ mutation */
-
-static uint64_t *pick_value(const mf_instr *in, rng *r, mf_case *cs, mf_format *f)
+/* Exact cancellation and signed zeros (the sign of a zero result, DOMAIN
+ * section 3): products in pairs (2p, 2p+1) with a' = -a and b' = b, so that
+ * they cancel exactly; an unpaired last product and one position in eight
+ * are +-0; c is +-0 three times in four, else a small value near the
+ * products' scale.  fnuz formats, which have no -0, get +0 (rv_make). */
+/* -0 (sign 1) or +0 of a format; +0 where the format has no -0. */
+static inline uint64_t signed_zero(const vfmt *v, int sign)
 {
-    uint32_t x = rng_below(r, (uint32_t)(2 * in->k + 1));
-    if (x == 0) {
-        *f = in->fc;
-        return &cs->c;
-    }
-    x--;
-    *f = x & 1 ? in->fb : in->fa;
-    return x & 1 ? &cs->b[x / 2] : &cs->a[x / 2];
+    return sign && v->L.sign_shift >= 0 && v->f != MF_FMT_E4M3FNUZ && v->f != MF_FMT_E5M2FNUZ
+               ? UINT64_C(1) << v->L.sign_shift : 0;
 }
 
-void gen_mutate(const mf_instr *in, rng *r, mf_case *cs, const mf_case *other)
+static void gen_fn_zero(const gen_ctx *g, size_t slot, gen_rng *r, uint64_t tile)
 {
-    int nops = rng_range(r, 1, 4);
-    for (int op = 0; op < nops; op++) {
-        mf_format f;
-        uint64_t *v = pick_value(in, r, cs, &f);
-        const rv_layout *L = rv_get(f);
-        switch (rng_below(r, 7)) {
-        case 0:  /* bit flip */
-            *v ^= UINT64_C(1) << rng_below(r, (uint32_t)L->bits);
-            break;
-        case 1: { /* exponent +-1 */
-            mf_value x = mf_decode(f, *v);
-            if (x.cls == MF_CLS_FINITE && x.sig >> L->fbits) {
-                int s;
-                uint32_t E;
-                uint64_t fr;
-                rv_unpack(f, *v, &s, &E, &fr);
-                *v = rv_make(f, s, x.exp + (rng_below(r, 2) ? 1 : -1), fr);
-            }
-            break;
+    (void)tile;
+    const mf_instr *in = g->in;
+    const vfmt va = vfmt_of(in->fa), vb = vfmt_of(in->fb), vc = vfmt_of(in->fc);
+    int ea = clampi(rng_range(r, -3, 3), va.L.emin, va.L.emax - 1);
+    int eb = clampi(rng_range(r, -3, 3), vb.L.emin, vb.L.emax - 1);
+    for (int i = 0; i < g->m; i++)
+        for (int kk = 0; kk < g->k; kk += 2) {
+            uint64_t x = rng_next(r);
+            int sign = (int)(x & 1), zero = (x >> 1 & 7) == 0 || kk + 1 == g->k;
+            uint64_t frac = va.L.fbits ? x >> (64 - va.L.fbits) : 0;
+            for (int h = 0; h < 2 && kk + h < g->k; h++)   /* the partner: the same value, the other sign */
+                mf_elem_set(va.es, g->A, IA(i, kk + h),
+                            zero ? signed_zero(&va, sign ^ h) : rv_make_in(&va.L, va.f, sign ^ h, ea + (int)(x >> 4 & 1), frac));
         }
-        case 2:  /* last mantissa bit */
-            *v ^= UINT64_C(1) << L->low;
-            break;
-        case 3:  /* sign */
-            if (L->sign_shift >= 0)
-                *v ^= UINT64_C(1) << L->sign_shift;
-            break;
-        case 4:  /* permutation of the K positions (a and b move together) */
-            for (int kk = in->k - 1; kk > 0; kk--) {
-                int o = (int)rng_below(r, (uint32_t)kk + 1);
-                uint64_t ta = cs->a[kk], tb = cs->b[kk];
-                cs->a[kk] = cs->a[o];
-                cs->b[kk] = cs->b[o];
-                cs->a[o] = ta;
-                cs->b[o] = tb;
+    for (int j = 0; j < g->n; j++) {
+        uint64_t v = 0;
+        for (int kk = 0; kk < g->k; kk++) {
+            if (kk % 2 == 0) {
+                uint64_t x = rng_next(r);
+                v = rv_make_in(&vb.L, vb.f, (int)(x & 1), eb + (int)(x >> 1 & 1), vb.L.fbits ? x >> (64 - vb.L.fbits) : 0);
             }
-            break;
-        case 5:  /* special value */
-            *v = rnd_special(r, f);
-            break;
-        default:  /* splice: the tail of another case */
-            if (other) {
-                int cut = (int)rng_below(r, (uint32_t)in->k);
-                for (int kk = cut; kk < in->k; kk++) {
-                    cs->a[kk] = other->a[kk];
-                    cs->b[kk] = other->b[kk];
-                }
-                if (rng_below(r, 2))
-                    cs->c = other->c;
-            }
-            break;
+            mf_elem_set(vb.es, g->B, IB(j, kk), v);   /* b' = b */
         }
-        *v &= L->mask;
     }
+    for (int i = 0; i < g->m; i++)
+        for (int j = 0; j < g->n; j++) {
+            uint64_t x = rng_next(r), c;
+            if (x & 6)
+                c = signed_zero(&vc, (int)(x & 1));
+            else
+                c = vf_at(&vc, rng_next(r), ea + eb - 30 + (int)(x >> 8 & 15), 0);
+            mf_elem_set(vc.es, g->C, IC(i, j), c);
+        }
+    if (in->n_scales)
+        fill_scales(g, slot, r, 0);
 }
 
-void gen_put_case(const mf_instr *in, int m, int n, int k, void *A, void *B, void *C, void *SA, void *SB,
+/* ------------------------------------------------------------ mutation of saved cases */
+
+MF_GEN_FN void gen_put_case(const mf_instr *in, int m, int n, int k, void *A, void *B, void *C, void *SA, void *SB,
                   size_t slot, int s, const mf_case *cs)
 {
     size_t S = in->n_scales;
     for (int kk = 0; kk < k; kk++) {
-        mf_abi_set(in->fa, A, (slot * (size_t)m + (size_t)s) * (size_t)k + (size_t)kk, cs->a[kk]);
-        mf_abi_set(in->fb, B, (slot * (size_t)n + (size_t)s) * (size_t)k + (size_t)kk, cs->b[kk]);
+        abi_set(in->fa, A, (slot * (size_t)m + (size_t)s) * (size_t)k + (size_t)kk, cs->a[kk]);
+        abi_set(in->fb, B, (slot * (size_t)n + (size_t)s) * (size_t)k + (size_t)kk, cs->b[kk]);
     }
-    mf_abi_set(in->fc, C, (slot * (size_t)m + (size_t)s) * (size_t)n + (size_t)s, cs->c);
-    for (size_t q = 0; q < S; q++) {
-        mf_abi_set(in->fs, SA, (slot * (size_t)m + (size_t)s) * S + q, cs->sa[q]);
-        mf_abi_set(in->fs, SB, (slot * (size_t)n + (size_t)s) * S + q, cs->sb[q]);
+    abi_set(in->fc, C, (slot * (size_t)m + (size_t)s) * (size_t)n + (size_t)s, cs->c);
+    for (size_t q = 0; SA && SB && q < S; q++) {
+        abi_set(in->fs, SA, (slot * (size_t)m + (size_t)s) * S + q, cs->sa[q]);
+        abi_set(in->fs, SB, (slot * (size_t)n + (size_t)s) * S + q, cs->sb[q]);
     }
 }
 
-static void gen_mutate_tile(const gen_ctx *g, size_t slot, rng *r)
+static void gen_fn_mutate(const gen_ctx *g, size_t slot, gen_rng *r, uint64_t tile)
 {
+    (void)tile;
     const mf_instr *in = g->in;
     int diag = g->m < g->n ? g->m : g->n;
     mf_case cs;
     /* rows and columns beyond the diagonal, and off-diagonal c: other mutated cases */
     for (int i = 0; i < g->m; i++)
         for (int j = 0; j < g->n; j++)
-            mf_abi_set(in->fc, g->C, IC(i, j), g->view[rng_below(r, (uint32_t)g->nview)]->cs.c);
+            abi_set(in->fc, g->C, IC(i, j), g->view[rng_below(r, (uint32_t)g->nview)]->cs.c);
     int rows = g->m > g->n ? g->m : g->n;
     for (int s = 0; s < rows; s++) {
         cs = g->view[rng_below(r, (uint32_t)g->nview)]->cs;
@@ -625,29 +548,29 @@ static void gen_mutate_tile(const gen_ctx *g, size_t slot, rng *r)
             gen_put_case(in, g->m, g->n, g->k, g->A, g->B, g->C, g->SA, g->SB, slot, s, &cs);
         } else if (s < g->m) {
             for (int kk = 0; kk < g->k; kk++)
-                mf_abi_set(in->fa, g->A, IA(s, kk), cs.a[kk]);
-            for (int q = 0; q < in->n_scales; q++)
-                mf_abi_set(in->fs, g->SA, (slot * (size_t)g->m + (size_t)s) * in->n_scales + (size_t)q, cs.sa[q]);
+                abi_set(in->fa, g->A, IA(s, kk), cs.a[kk]);
+            for (int q = 0; g->SA && q < in->n_scales; q++)
+                abi_set(in->fs, g->SA, (slot * (size_t)g->m + (size_t)s) * in->n_scales + (size_t)q, cs.sa[q]);
         } else {
             for (int kk = 0; kk < g->k; kk++)
-                mf_abi_set(in->fb, g->B, IB(s, kk), cs.b[kk]);
-            for (int q = 0; q < in->n_scales; q++)
-                mf_abi_set(in->fs, g->SB, (slot * (size_t)g->n + (size_t)s) * in->n_scales + (size_t)q, cs.sb[q]);
+                abi_set(in->fb, g->B, IB(s, kk), cs.b[kk]);
+            for (int q = 0; g->SB && q < in->n_scales; q++)
+                abi_set(in->fs, g->SB, (slot * (size_t)g->n + (size_t)s) * in->n_scales + (size_t)q, cs.sb[q]);
         }
     }
 }
 
-gen_kind gen_tile(const gen_ctx *g, uint64_t tile, size_t slot)
+MF_GEN_FN gen_kind gen_tile(const gen_ctx *g, uint64_t tile, size_t slot)
 {
-    rng r = rng_derive(g->seed, rng_hash_str(g->in->name), tile);
+    gen_rng r = rng_derive(g->seed, rng_hash_str(g->in->name), tile);
     uint32_t total = 0;
     for (int k = 0; k < GEN_COUNT; k++)
-        total += (k == GEN_MUTATE && !g->nview) ? 0 : g->mix.w[k];
+        total += (gen_table[k].needs_pool && !g->nview) ? 0 : g->mix.w[k];
     gen_kind kind = GEN_UNIFORM;
     if (total) {
         uint32_t x = rng_below(&r, total);
         for (int k = 0; k < GEN_COUNT; k++) {
-            uint32_t w = (k == GEN_MUTATE && !g->nview) ? 0 : g->mix.w[k];
+            uint32_t w = (gen_table[k].needs_pool && !g->nview) ? 0 : g->mix.w[k];
             if (x < w) {
                 kind = (gen_kind)k;
                 break;
@@ -656,13 +579,42 @@ gen_kind gen_tile(const gen_ctx *g, uint64_t tile, size_t slot)
         }
     }
     switch (kind) {
-    case GEN_WINDOW: gen_window(g, slot, &r); break;
-    case GEN_CANCEL: gen_cancel(g, slot, &r); break;
-    case GEN_SPECIAL: gen_special(g, slot, &r); break;
-    case GEN_BOUNDARY: gen_boundary(g, slot, &r); break;
-    case GEN_TABLE: gen_table(g, slot, &r, tile); break;
-    case GEN_MUTATE: gen_mutate_tile(g, slot, &r); break;
-    default: gen_uniform(g, slot, &r); break;
+#define MF_GENERATOR(E, name, weight, needs_pool, help)                                                           \
+    case GEN_##E: gen_fn_##name(g, slot, &r, tile); break;
+#include "generators.def"
+#undef MF_GENERATOR
+    default: break;
     }
     return kind;
+}
+
+MF_GEN_FN void gen_fill_tiles(const mf_instr *in, int m, int n, int k, uint64_t seed, uint64_t first, size_t ntiles,
+                              void *A, void *B, void *C, void *SA, void *SB)
+{
+    gen_ctx g;
+    memset(&g, 0, sizeof g);
+    g.in = in;
+    g.m = m;
+    g.n = n;
+    g.k = k;
+    g.seed = seed;
+    gen_mix_default(&g.mix);
+    g.A = A;
+    g.B = B;
+    g.C = C;
+    g.SA = SA;
+    g.SB = SB;
+    for (size_t t = 0; t < ntiles; t++)
+        gen_tile(&g, first + t, t);
+}
+
+MF_GEN_FN uint64_t gen_random_finite(mf_format f, gen_rng *r)
+{
+    const rv_layout *L = rv_get(f);
+    for (;;) {
+        uint64_t x = rng_next(r) & L->mask;
+        int cls = mf_decode(f, x).cls;
+        if (cls != MF_CLS_NAN && cls != MF_CLS_INF)
+            return x;
+    }
 }

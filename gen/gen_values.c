@@ -1,15 +1,19 @@
 /*
- * run_values.c - value construction and classification per format
- * (shared/DOMAIN.md section 2 gives every layout below).
+ * gen_values.c - value construction and classification per format
+ * (shared/DOMAIN.md section 2 gives every layout below).  Generation code:
+ * no I/O, no allocation, nothing of libc beyond string.h.
  */
-#include "run_values.h"
+#include "gen_values.h"
 
 #include <string.h>
 
 rv_layout rv_layouts[MF_FMT_COUNT];
 #define layouts rv_layouts
+uint64_t rv_special_list[MF_FMT_COUNT][RV_SPECIALS_MAX];
+uint32_t rv_special_count[MF_FMT_COUNT];
 
-/* Filled before main runs, so that threads only ever read the table. */
+/* Filled before main runs, so that threads only ever read the tables (a
+ * device build would copy them to constant memory instead). */
 __attribute__((constructor)) static void init_layouts(void)
 {
     for (int f = 1; f < MF_FMT_COUNT; f++) {
@@ -41,9 +45,11 @@ __attribute__((constructor)) static void init_layouts(void)
             L->max_frac_at_emax = fmax;
         }
     }
+    for (int f = 1; f < MF_FMT_COUNT; f++)
+        rv_special_count[f] = (uint32_t)rv_specials((mf_format)f, rv_special_list[f], RV_SPECIALS_MAX);
 }
 
-void rv_unpack(mf_format f, uint64_t x, int *sign, uint32_t *E, uint64_t *frac)
+MF_GEN_FN void rv_unpack(mf_format f, uint64_t x, int *sign, uint32_t *E, uint64_t *frac)
 {
     const rv_layout *L = rv_get(f);
     *sign = L->sign_shift >= 0 ? (int)((x >> L->sign_shift) & 1) : 0;
@@ -51,14 +57,14 @@ void rv_unpack(mf_format f, uint64_t x, int *sign, uint32_t *E, uint64_t *frac)
     *frac = (x >> L->low) & ((UINT64_C(1) << L->fbits) - 1);
 }
 
-static uint64_t fix_zero(mf_format f, uint64_t x)
+MF_GEN_FN static uint64_t fix_zero(mf_format f, uint64_t x)
 {
     if ((f == MF_FMT_E4M3FNUZ || f == MF_FMT_E5M2FNUZ) && x == 0x80)
         return 0;  /* no -0: 0x80 is the NaN */
     return x;
 }
 
-uint64_t rv_max_finite(mf_format f, int sign)
+MF_GEN_FN uint64_t rv_max_finite(mf_format f, int sign)
 {
     const rv_layout *L = rv_get(f);
     if (f == MF_FMT_UE8M0)
@@ -66,7 +72,7 @@ uint64_t rv_max_finite(mf_format f, int sign)
     return rv_pack(f, sign, (uint32_t)(L->emax + L->bias), L->max_frac_at_emax);
 }
 
-uint64_t rv_make_slow(mf_format f, int sign, int e, uint64_t frac)
+MF_GEN_FN uint64_t rv_make_slow(mf_format f, int sign, int e, uint64_t frac)
 {
     const rv_layout *L = rv_get(f);
     if (f == MF_FMT_UE8M0)
@@ -85,12 +91,18 @@ uint64_t rv_make_slow(mf_format f, int sign, int e, uint64_t frac)
     return fix_zero(f, rv_pack(f, sign, 0, sub));
 }
 
-uint64_t rv_from_sig(mf_format f, int sign, uint64_t sig, int exp)
+MF_GEN_FN uint64_t rv_from_sig(mf_format f, int sign, uint64_t sig, int exp)
 {
     if (sig == 0)
         return fix_zero(f, rv_pack(f, sign, 0, 0));
     const rv_layout *L = rv_get(f);
+    #if defined(__GNUC__)
     int p = 63 - __builtin_clzll(sig);  /* leading bit position */
+#else
+    int p = 63;
+    while (!(sig >> p))
+        p--;
+#endif
     uint64_t frac;
     if (p >= L->fbits)
         frac = (sig >> (p - L->fbits)) & ((UINT64_C(1) << L->fbits) - 1);
@@ -99,11 +111,21 @@ uint64_t rv_from_sig(mf_format f, int sign, uint64_t sig, int exp)
     return rv_make(f, sign, p + exp, frac);
 }
 
-int rv_is_zero(mf_format f, uint64_t x) { return mf_decode(f, x).cls == MF_CLS_ZERO; }
+MF_GEN_FN uint64_t rv_negate(mf_format f, uint64_t x)
+{
+    const rv_layout *L = rv_get(f);
+    if (L->sign_shift < 0)
+        return x;
+    if ((f == MF_FMT_E4M3FNUZ || f == MF_FMT_E5M2FNUZ) && (x & 0x7F) == 0)
+        return x;
+    return x ^ (UINT64_C(1) << L->sign_shift);
+}
 
-int rv_is_finite_nonzero(mf_format f, uint64_t x) { return mf_decode(f, x).cls == MF_CLS_FINITE; }
+MF_GEN_FN int rv_is_zero(mf_format f, uint64_t x) { return mf_decode(f, x).cls == MF_CLS_ZERO; }
 
-size_t rv_specials(mf_format f, uint64_t *out, size_t max)
+MF_GEN_FN int rv_is_finite_nonzero(mf_format f, uint64_t x) { return mf_decode(f, x).cls == MF_CLS_FINITE; }
+
+MF_GEN_FN size_t rv_specials(mf_format f, uint64_t *out, size_t max)
 {
     const rv_layout *L = rv_get(f);
     const mf_format_info *fi = mf_format_get(f);
@@ -160,7 +182,7 @@ size_t rv_specials(mf_format f, uint64_t *out, size_t max)
 }
 
 /* Sign-magnitude bit pattern to an ordered integer (adjacent values differ by 1). */
-static int64_t ordered(mf_format f, uint64_t x)
+MF_GEN_FN static int64_t ordered(mf_format f, uint64_t x)
 {
     const rv_layout *L = rv_get(f);
     if (L->sign_shift < 0)
@@ -170,7 +192,7 @@ static int64_t ordered(mf_format f, uint64_t x)
     return ((x >> L->sign_shift) & 1) ? -(int64_t)mag : (int64_t)mag;
 }
 
-const char *rv_signature(mf_format fd, uint64_t dev, uint64_t model)
+MF_GEN_FN const char *rv_signature(mf_format fd, uint64_t dev, uint64_t model)
 {
     mf_value a = mf_decode(fd, dev), b = mf_decode(fd, model);
     if ((a.cls == MF_CLS_NAN) != (b.cls == MF_CLS_NAN))

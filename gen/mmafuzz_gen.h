@@ -47,6 +47,9 @@ typedef enum gen_kind {
 #undef MF_GENERATOR
     GEN_COUNT
 } gen_kind;
+#ifndef __cplusplus
+_Static_assert(GEN_COUNT <= 255, "a tile's generator is kept in one byte (harness/cmd_run.c)");
+#endif
 
 /* One row of the generator table. */
 typedef struct gen_info {

@@ -4,6 +4,7 @@
  */
 #include "cli.h"
 
+#include "mmafuzz_gen.h"
 #include "mmafuzz_model.h"
 
 #include <errno.h>
@@ -278,6 +279,10 @@ void cli_usage(cli_cmd_id cmd, FILE *f)
         if (fl->type == CLI_LIST)
             fprintf(f, " [at most %lld]", fl->max);
         fprintf(f, "\n");
+        if (!strcmp(fl->names, "mix"))  /* the generators, from their table (gen/generators.def) */
+            for (int g = 0; g < GEN_COUNT; g++)
+                fprintf(f, "  %-20s   %-9s weight %u: %s\n", "", gen_table[g].name, (unsigned)gen_table[g].weight,
+                        gen_table[g].help);
     }
     fprintf(f, "%s%s\n", any ? "\n" : "", c->epilog);
 }

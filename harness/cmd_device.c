@@ -3,10 +3,10 @@
  * runs on it) and `record` (run generated cases on a device and write them,
  * with the device's d, as a .vec file).
  */
-#include "casegen.h"
 #include "cli.h"
 #include "instr_select.h"
 #include "mf_device.h"
+#include "mmafuzz_gen.h"
 #include "vecfile.h"
 
 #include <errno.h>
@@ -215,15 +215,15 @@ static int record_one(mf_device *dev, const mf_instr *in, const char *variant, l
         if (deadline > 0 && (double)time(NULL) >= deadline)
             break;
         size_t nt = (size_t)(runs - done) < batch ? (size_t)(runs - done) : batch;
-        mf_casegen_tiles(in, m, n, k, seed, (uint64_t)done, nt, A, B, C, SA, SB);
+        gen_fill_tiles(in, m, n, k, seed, (uint64_t)done, nt, A, B, C, SA, SB);
         if (mf_device_run_tiles(dev, in, variant, nt, A, B, C, SA, SB, D, err, sizeof err)) {
             fprintf(stderr, "mmafuzz record: %s\n", err);
             rc = 1;
             break;
         }
         for (size_t t = 0; t < nt; t++) {
-            uint64_t st = seed ^ (0xA5A5A5A5ull + (uint64_t)done + t) * 0x9E3779B97F4A7C15ull;
-            uint64_t r = mf_splitmix64(&st);
+            gen_rng st = rng_derive(seed, UINT64_C(0xA5A5A5A5), (uint64_t)done + t);   /* which output of the tile */
+            uint64_t r = rng_next(&st);
             int i = (int)(r % (uint64_t)m), j = (int)((r >> 32) % (uint64_t)n);
             mf_case cs;
             mf_tile_get_case(in, m, n, k, A, B, C, SA, SB, t, i, j, &cs);
@@ -282,8 +282,8 @@ int cmd_record(int argc, char **argv)
     const mf_device_info *di = mf_device_get_info(dev);
     fprintf(out, "# recorded by mmafuzz %s record on %s (%s; %s; %s)\n", MF_VERSION, di->name, di->arch, di->driver,
             di->runtime);
-    fprintf(out, "# -seed %llu -runs %lld%s%s: case t is output (i,j) of tile t of the run, input mix t %% %d\n", seed,
-            runs, variant ? " --variant " : "", variant ? variant : "", (int)MF_MIX_COUNT);
+    fprintf(out, "# -seed %llu -runs %lld%s%s: case t is output (i,j) of tile t of the run, generators version %d "
+                 "(run's default mix)\n", seed, runs, variant ? " --variant " : "", variant ? variant : "", MF_GEN_VERSION);
     double deadline = max_time ? (double)time(NULL) + (double)max_time : 0;
     int status = 0, recorded = 0;
     for (size_t i = 0; i < mf_instr_count && !status; i++) {

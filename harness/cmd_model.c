@@ -5,6 +5,7 @@
 #include "decimal.h"
 #include "instr_select.h"
 #include "mf_device.h"
+#include "mmafuzz_gen.h"
 #include "vecfile.h"
 
 #include <stdio.h>
@@ -370,27 +371,6 @@ int cmd_check(int argc, char **argv)
 
 /* ----------------------------------------------------------------- bench */
 
-static uint64_t splitmix64(uint64_t *s)
-{
-    uint64_t z = (*s += UINT64_C(0x9E3779B97F4A7C15));
-    z = (z ^ (z >> 30)) * UINT64_C(0xBF58476D1CE4E5B9);
-    z = (z ^ (z >> 27)) * UINT64_C(0x94D049BB133111EB);
-    return z ^ (z >> 31);
-}
-
-/* A random finite value of format f (random bits, NaN/Inf redrawn). */
-static uint64_t random_finite(mf_format f, uint64_t *s)
-{
-    const mf_format_info *fi = mf_format_get(f);
-    uint64_t mask = fi->bits == 64 ? ~UINT64_C(0) : (UINT64_C(1) << fi->bits) - 1;
-    for (;;) {
-        uint64_t x = splitmix64(s) & mask;
-        int cls = mf_decode(f, x).cls;
-        if (cls != MF_CLS_NAN && cls != MF_CLS_INF)
-            return x;
-    }
-}
-
 static double now_seconds(void)
 {
     struct timespec ts;
@@ -415,7 +395,7 @@ int cmd_bench(int argc, char **argv)
         cli_free(&a);
         return 2;
     }
-    enum { POOL = 1024 };
+    enum { POOL = 1024 };   /* cases per instruction, evaluated round and round */
     mf_case *pool = malloc(POOL * sizeof *pool);
     if (!pool) {
         cli_free(&a);
@@ -431,19 +411,19 @@ int cmd_bench(int argc, char **argv)
         const mf_instr *in = &mf_instr_table[i];
         if (!instr_selects_any(patterns, npat, in->name))
             continue;
-        uint64_t s = (uint64_t)seed ^ (uint64_t)i * UINT64_C(0x9E3779B97F4A7C15);
+        gen_rng s = rng_derive((uint64_t)seed, rng_hash_str(in->name), 0);
         for (int j = 0; j < POOL; j++) {
             mf_case *cs = &pool[j];
             memset(cs, 0, sizeof *cs);
-            cs->c = random_finite(in->fc, &s);
+            cs->c = gen_random_finite(in->fc, &s);
             for (int k = 0; k < in->k; k++) {
-                cs->a[k] = random_finite(in->fa, &s);
-                cs->b[k] = random_finite(in->fb, &s);
+                cs->a[k] = gen_random_finite(in->fa, &s);
+                cs->b[k] = gen_random_finite(in->fb, &s);
             }
             for (int k = 0; k < in->n_scales; k++) {
                 /* scales near 2^0 keep the sums in range */
-                cs->sa[k] = in->fs == MF_FMT_UE8M0 ? 120 + splitmix64(&s) % 16 : 0x30 + splitmix64(&s) % 16;
-                cs->sb[k] = in->fs == MF_FMT_UE8M0 ? 120 + splitmix64(&s) % 16 : 0x30 + splitmix64(&s) % 16;
+                cs->sa[k] = (in->fs == MF_FMT_UE8M0 ? 120 : 0x30) + rng_below(&s, 16);
+                cs->sb[k] = (in->fs == MF_FMT_UE8M0 ? 120 : 0x30) + rng_below(&s, 16);
             }
         }
         /* WINDOWS timed windows, the median rate reported: a pause of the

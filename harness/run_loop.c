@@ -5,11 +5,11 @@
 
 #include "instr_select.h"
 #include "run_fs.h"
-#include "run_gen.h"
+#include "mmafuzz_gen.h"
+#include "run_pool.h"
 #include "run_mismatch.h"
 #include "run_state.h"
 #include "run_stats.h"
-#include "run_values.h"
 #include "run_workers.h"
 #include "vecfile.h"
 

@@ -3,7 +3,7 @@
  */
 #include "run_minimize.h"
 
-#include "run_values.h"
+#include "gen_values.h"
 
 #include <stdio.h>
 #include <stdlib.h>

@@ -3,7 +3,7 @@
  */
 #include "run_mismatch.h"
 
-#include "run_values.h"
+#include "mmafuzz_gen.h"
 #include "vecfile.h"
 
 #include <stdio.h>
@@ -45,6 +45,7 @@ int mm_format_file(const mz_dev *z, const mf_case *orig, uint64_t orig_d, const 
         PUT("# index: %lld (tile %lld, row %d, column %d of %dx%d)\n", o->index, o->tile, o->row, o->col, o->m, o->n);
     }
     PUT("# generator: %s\n", o->generator ? o->generator : "-");
+    PUT("# generator-version: %d\n", MF_GEN_VERSION);
     PUT("# time: %s\n", tbuf);
     char runs[80] = "";
     for (int r = 0; r < MZ_RERUNS; r++) {

@@ -7,7 +7,8 @@
 #define MMAFUZZ_RUN_OPTIONS_H
 
 #include "cli.h"
-#include "run_gen.h"
+#include "mmafuzz_gen.h"
+#include "run_pool.h"
 
 /* What went wrong, as a value (the message is printed where it happens). */
 typedef enum run_err {

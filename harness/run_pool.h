@@ -7,14 +7,13 @@
 #ifndef MMAFUZZ_RUN_POOL_H
 #define MMAFUZZ_RUN_POOL_H
 
-#include "mmafuzz_model.h"
+#include "mmafuzz_gen.h"
 
 #include <stddef.h>
 
-typedef struct pool_entry {
-    const mf_instr *in;
-    mf_case cs;
-} pool_entry;
+/* A saved case: its instruction and values (the case-generation library's
+ * type, which the mutation generator reads). */
+typedef gen_saved_case pool_entry;
 
 typedef struct pool {
     pool_entry *e;

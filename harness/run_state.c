@@ -21,6 +21,7 @@ run_err run_state_write(const run_opts *o, const run_state_tile *tiles, int n, c
     pos += (size_t)sprintf(buf + pos, "# mmafuzz campaign state: `mmafuzz run --resume DIR` continues from here\n");
     pos += (size_t)sprintf(buf + pos, "version 1\nseed %llu\ndevice %.200s\nmix %s\n", o->seed, o->device,
                            o->mix_text);
+    pos += (size_t)sprintf(buf + pos, "generators %d\n", MF_GEN_VERSION);   /* (seed, index) -> case holds within one */
     if (o->model)
         pos += (size_t)sprintf(buf + pos, "model %.40s\n", o->model);
     for (int p = 0; p < o->npat; p++)
@@ -91,6 +92,10 @@ run_err run_state_read(const char *dir, run_opts *o, int have_mix, int have_dev,
                 fprintf(stderr, "%s:%d: expected state version 1\n", path, lineno);
                 rc = RUN_ERR_INPUT;
             } else if (!strcmp(key, "version")) {
+            } else if (!strcmp(key, "generators")) {
+                if (strtol(val, NULL, 10) != MF_GEN_VERSION)
+                    fprintf(stderr, "%s:%d: note: generator table version %s, now %d: the tiles from here on are not "
+                                    "those that version would give\n", path, lineno, val, MF_GEN_VERSION);
             } else if (!strcmp(key, "device") || !strcmp(key, "mix") || !strcmp(key, "pattern") ||
                        !strcmp(key, "corpus") || !strcmp(key, "model")) {
                 snprintf(g_state_strings[ns], 256, "%s", val);

@@ -10,6 +10,7 @@
  * median wall time of mf_device_run_tiles gives dot products/s = tiles*M*N/t.
  */
 #include "mf_device.h"
+#include "mmafuzz_gen.h"
 
 #include <cuda_runtime.h>
 
@@ -25,14 +26,14 @@ static double now(void)
     return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
 }
 
+/* Random bit patterns from the project's one PRNG (gen/gen_rng.h). */
 static void fill(void *p, size_t bytes, unsigned long long seed)
 {
-    unsigned long long *q = p, x = seed | 1;
-    for (size_t i = 0; i < bytes / 8; i++) {
-        x ^= x << 13;
-        x ^= x >> 7;
-        x ^= x << 17;
-        q[i] = x;
+    unsigned char *q = p;
+    gen_rng r = rng_derive(seed, 0, 0);
+    for (size_t i = 0; i + 8 <= bytes; i += 8) {
+        uint64_t x = rng_next(&r);
+        memcpy(q + i, &x, 8);
     }
 }
 

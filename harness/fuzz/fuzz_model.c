@@ -24,6 +24,7 @@
  */
 #include "fuzz_input.h"
 #include "mf_device.h"
+#include "mmafuzz_gen.h"
 #include "run_mismatch.h"
 #include "run_store.h"
 #include "slowmodel.h"
@@ -118,11 +119,11 @@ static const char *check_invariants(const mf_instr *in, const mf_case *cs, uint6
         mf_value v = mf_decode(in->fd, d);
         if (v.cls == MF_CLS_FINITE || v.cls == MF_CLS_INF || v.cls == MF_CLS_NAN) {
             t = *cs;
-            t.c = fz_negate(in->fc, cs->c);
+            t.c = rv_negate(in->fc, cs->c);
             for (int k = 0; k < in->k; k++)
-                t.a[k] = fz_negate(in->fa, cs->a[k]);
+                t.a[k] = rv_negate(in->fa, cs->a[k]);
             *d2 = mf_eval(in, &t);
-            uint64_t want = v.cls == MF_CLS_NAN ? d : fz_negate(in->fd, d);
+            uint64_t want = v.cls == MF_CLS_NAN ? d : rv_negate(in->fd, d);
             if (!mf_output_equal(in, *d2, want) && !(mf_is_nan(in->fd, d) && mf_is_nan(in->fd, *d2)))
                 return "invariant-negation";
         }
@@ -167,9 +168,9 @@ static void minimize(const mf_instr *in, mf_case *cs, const char *sig)
             vals[n] = &cs->b[k], fmts[n++] = in->fb;
         }
         for (int i = 0; i < n; i++) {
-            const mf_format_info *fi = mf_format_get(fmts[i]);
-            int sh = fmts[i] == MF_FMT_TF32 ? 13 : 0;
-            for (int drop = fi->frac_bits; drop >= 1; drop--) {
+            const rv_layout *L = rv_get(fmts[i]);
+            int sh = L->low;
+            for (int drop = L->fbits; drop >= 1; drop--) {
                 uint64_t mask = (((uint64_t)1 << drop) - 1) << sh;
                 if (!(*vals[i] & mask))
                     continue;

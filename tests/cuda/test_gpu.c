@@ -10,7 +10,7 @@
  *             exactly representable values, or C passed through), not by the
  *             code under test.
  *   vs-model  N tiles per instruction (default 512) of boundary-rich inputs
- *             (casegen) through the device and the model; every output compared
+ *             (gen_fill_tiles) through the device and the model; every output compared
  *             (NaN rule of shared/VECTORS.md).  Mismatches go to --mismatches as
  *             .vec lines with the device's d.
  *   cases FILE  each case of a .vec file alone on the device: prints it with
@@ -21,7 +21,7 @@
  * With no CUDA device the test exits 77 (CTest: skipped), unless the
  * environment sets MMAFUZZ_REQUIRE_GPU=1: then it fails.
  */
-#include "casegen.h"
+#include "mmafuzz_gen.h"
 #include "layout.h"
 #include "mf_device.h"
 #include "vecfile.h"
@@ -177,7 +177,7 @@ static void *gen_range(void *arg)
     genjob *g = arg;
     const mf_instr *in = g->in;
     size_t n = g->t1 - g->t0;
-    mf_casegen_tiles(in, g->m, g->n, g->k, g->seed, g->first + g->t0, n,
+    gen_fill_tiles(in, g->m, g->n, g->k, g->seed, g->first + g->t0, n,
                      g->A + g->t0 * g->m * g->k * mf_abi_elem_bytes(in->fa),
                      g->B + g->t0 * g->n * g->k * mf_abi_elem_bytes(in->fb),
                      g->C + g->t0 * g->m * g->n * mf_abi_elem_bytes(in->fc), NULL, NULL);
@@ -291,7 +291,7 @@ static int variants_one(mf_device *dev, const mf_instr *in, const opts *o)
                          *C8 = malloc(T * S * M * 8 * ec);
     for (int v = 0; v < 4; v++)
         D[v] = malloc(T * M * N * ed);
-    mf_casegen_tiles(in, M, N, K, (uint64_t)o->seed, 0, T, A, B, C, NULL, NULL);
+    gen_fill_tiles(in, M, N, K, (uint64_t)o->seed, 0, T, A, B, C, NULL, NULL);
     /* N=256 tile t = 32 N=8 tiles (t, s): same A, columns 8s..8s+7 of B and C */
     for (size_t t = 0; t < T; t++)
         for (int s = 0; s < S; s++) {

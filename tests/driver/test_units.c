@@ -7,10 +7,9 @@
 #include "mf_device.h"
 #include "run_fs.h"
 #include "run_mismatch.h"
-#include "run_gen.h"
+#include "mmafuzz_gen.h"
 #include "run_minimize.h"
 #include "run_store.h"
-#include "run_values.h"
 #include "vecfile.h"
 
 #include <stdio.h>
@@ -65,7 +64,7 @@ static void test_specials(void)
     CHECK(rv_from_sig(MF_FMT_F32, 0, 3, -1) == 0x3FC00000, "rv_from_sig 1.5");
 }
 
-/* Signature classes of pairs of f32 outputs (by the definitions in run_values.h). */
+/* Signature classes of pairs of f32 outputs (by the definitions in gen_values.h). */
 static void test_signature(void)
 {
     CHECK(!strcmp(rv_signature(MF_FMT_F32, 0x3F800000, 0x3F7FFFFF), "last-bit-rounding"), "1 vs 1-ulp");

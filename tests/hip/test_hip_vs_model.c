@@ -12,18 +12,14 @@
  * gpu label: skips without an AMD GPU, fails then when MMAFUZZ_REQUIRE_GPU=1.
  * Usage: test_hip_vs_model [-seed=N] [-tiles=N]
  */
+#include "gen_rng.h"
 #include "hip_test_device.h"
 
 #include <inttypes.h>
 #include <stdint.h>
 
-static uint64_t next(uint64_t *s) /* splitmix64 */
-{
-    uint64_t z = (*s += 0x9E3779B97F4A7C15ull);
-    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
-    z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
-    return z ^ (z >> 31);
-}
+/* The project's one PRNG (gen/gen_rng.h); it only picks inputs. */
+static uint64_t next(uint64_t *s) { return rng_next_u64(s); }
 
 /* A random element of format f (bit patterns only). */
 static uint64_t element(mf_format f, uint64_t *s)

@@ -22,7 +22,7 @@
 #include "test_check.h"
 
 static uint64_t rng = 0x243F6A8885A308D3ULL;
-static uint64_t next(void) { return test_splitmix64(&rng); }
+static uint64_t next(void) { return test_random(&rng); }
 
 /* A value of format f whose exponent field comes from the case's style. */
 static uint64_t value(mf_format f, int style, int window)

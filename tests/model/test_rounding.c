@@ -22,7 +22,7 @@
 #include "test_check.h"
 
 static uint64_t rng = 0x0123456789ABCDEFull;
-static uint64_t next(void) { return test_splitmix64(&rng); }
+static uint64_t next(void) { return test_random(&rng); }
 
 /* A binary64 bit pattern: random bits, a narrow exponent window, a
  * subnormal, or a special value. */

@@ -21,7 +21,7 @@
 #include "test_check.h"
 
 static uint64_t rng = 0x5DEECE66DULL;
-static uint64_t next(void) { return test_splitmix64(&rng); }
+static uint64_t next(void) { return test_random(&rng); }
 
 /* A value of format f: the exponent field drawn from a class, the rest random. */
 static uint64_t gen_value(mf_format f, int window_exp, int window_only)

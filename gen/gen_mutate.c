@@ -1,0 +1,176 @@
+/*
+ * gen_mutate.c - the mutations of single cases (mmafuzz_gen.h; the table is
+ * mutators.def).  Generation code: no I/O, no allocation, nothing of libc
+ * beyond string.h.
+ */
+#include "mmafuzz_gen.h"
+
+#include <string.h>
+
+const mut_info mut_table[MUT_COUNT] = {
+#define MF_MUTATOR(name, weight, help) {#name, weight, help},
+#include "mutators.def"
+#undef MF_MUTATOR
+};
+
+/* One value of the case, drawn uniformly among c, a[], b[] and the scales:
+ * its address and format. */
+MF_GEN_FN static uint64_t *pick_value(const mf_instr *in, gen_rng *r, mf_case *cs, mf_format *f)
+{
+    uint32_t x = rng_below(r, (uint32_t)(1 + 2 * in->k + 2 * in->n_scales));
+    if (x == 0) {
+        *f = in->fc;
+        return &cs->c;
+    }
+    x--;
+    if (x < 2 * (uint32_t)in->k) {
+        *f = x & 1 ? in->fb : in->fa;
+        return x & 1 ? &cs->b[x / 2] : &cs->a[x / 2];
+    }
+    x -= 2 * (uint32_t)in->k;
+    *f = in->fs;
+    return x & 1 ? &cs->sb[x / 2] : &cs->sa[x / 2];
+}
+
+MF_GEN_FN static void mut_bitflip(const mf_instr *in, gen_rng *r, mf_case *cs, const mf_case *other)
+{
+    (void)other;
+    mf_format f;
+    uint64_t *v = pick_value(in, r, cs, &f);
+    *v ^= UINT64_C(1) << rng_below(r, (uint32_t)rv_get(f)->bits);
+}
+
+MF_GEN_FN static void mut_exponent(const mf_instr *in, gen_rng *r, mf_case *cs, const mf_case *other)
+{
+    (void)other;
+    mf_format f;
+    uint64_t *v = pick_value(in, r, cs, &f);
+    const rv_layout *L = rv_get(f);
+    mf_value x = mf_decode(f, *v);
+    if (x.cls == MF_CLS_FINITE && x.sig >> L->fbits) {
+        int s;
+        uint32_t E;
+        uint64_t fr;
+        rv_unpack(f, *v, &s, &E, &fr);
+        *v = rv_make(f, s, x.exp + (rng_below(r, 2) ? 1 : -1), fr);
+    }
+}
+
+MF_GEN_FN static void mut_lowbits(const mf_instr *in, gen_rng *r, mf_case *cs, const mf_case *other)
+{
+    (void)other;
+    mf_format f;
+    uint64_t *v = pick_value(in, r, cs, &f);
+    const rv_layout *L = rv_get(f);
+    int n = rng_range(r, 1, 3);
+    if (n > L->fbits)
+        n = L->fbits ? L->fbits : 1;
+    *v ^= ((UINT64_C(1) << n) - 1) << L->low;
+}
+
+MF_GEN_FN static void mut_sign(const mf_instr *in, gen_rng *r, mf_case *cs, const mf_case *other)
+{
+    (void)other;
+    mf_format f;
+    uint64_t *v = pick_value(in, r, cs, &f);
+    const rv_layout *L = rv_get(f);
+    if (L->sign_shift >= 0)
+        *v ^= UINT64_C(1) << L->sign_shift;
+}
+
+MF_GEN_FN static void mut_permute(const mf_instr *in, gen_rng *r, mf_case *cs, const mf_case *other)
+{
+    (void)other;
+    for (int kk = in->k - 1; kk > 0; kk--) {
+        int o = (int)rng_below(r, (uint32_t)kk + 1);
+        uint64_t ta = cs->a[kk], tb = cs->b[kk];
+        cs->a[kk] = cs->a[o];
+        cs->b[kk] = cs->b[o];
+        cs->a[o] = ta;
+        cs->b[o] = tb;
+    }
+}
+
+MF_GEN_FN static void mut_cancel(const mf_instr *in, gen_rng *r, mf_case *cs, const mf_case *other)
+{
+    (void)other;
+    int i = (int)rng_below(r, (uint32_t)in->k), j = (int)rng_below(r, (uint32_t)in->k);
+    cs->a[j] = rv_negate(in->fa, cs->a[i]);
+    cs->b[j] = cs->b[i];
+}
+
+MF_GEN_FN static void mut_special(const mf_instr *in, gen_rng *r, mf_case *cs, const mf_case *other)
+{
+    (void)other;
+    mf_format f;
+    uint64_t *v = pick_value(in, r, cs, &f);
+    *v = rv_special_list[f][rng_below(r, rv_special_count[f])];
+}
+
+MF_GEN_FN static void mut_random(const mf_instr *in, gen_rng *r, mf_case *cs, const mf_case *other)
+{
+    (void)other;
+    mf_format f;
+    uint64_t *v = pick_value(in, r, cs, &f);
+    *v = rng_next(r);
+}
+
+MF_GEN_FN static void mut_splice(const mf_instr *in, gen_rng *r, mf_case *cs, const mf_case *other)
+{
+    if (!other)
+        return;
+    int cut = (int)rng_below(r, (uint32_t)in->k);
+    for (int kk = cut; kk < in->k; kk++) {
+        cs->a[kk] = other->a[kk];
+        cs->b[kk] = other->b[kk];
+    }
+    if (rng_below(r, 2))
+        cs->c = other->c;
+}
+
+/* Every value masked to its format's storage bits. */
+MF_GEN_FN static void mask_case(const mf_instr *in, mf_case *cs)
+{
+    uint64_t ma = rv_get(in->fa)->mask, mb = rv_get(in->fb)->mask, ms = rv_get(in->fs)->mask;
+    cs->c &= rv_get(in->fc)->mask;
+    for (int kk = 0; kk < in->k; kk++) {
+        cs->a[kk] &= ma;
+        cs->b[kk] &= mb;
+    }
+    for (int q = 0; q < in->n_scales; q++) {
+        cs->sa[q] &= ms;
+        cs->sb[q] &= ms;
+    }
+}
+
+MF_GEN_FN mut_kind gen_mutate_once(const mf_instr *in, gen_rng *r, mf_case *cs, const mf_case *other)
+{
+    uint32_t total = 0;
+    for (int m = 0; m < MUT_COUNT; m++)
+        total += mut_table[m].weight;
+    uint32_t x = rng_below(r, total);
+    mut_kind kind = (mut_kind)0;
+    for (int m = 0; m < MUT_COUNT; m++) {
+        if (x < mut_table[m].weight) {
+            kind = (mut_kind)m;
+            break;
+        }
+        x -= mut_table[m].weight;
+    }
+    switch (kind) {
+#define MF_MUTATOR(name, weight, help)                                                                                 \
+    case MUT_##name: mut_##name(in, r, cs, other); break;
+#include "mutators.def"
+#undef MF_MUTATOR
+    default: break;
+    }
+    mask_case(in, cs);
+    return kind;
+}
+
+MF_GEN_FN void gen_mutate(const mf_instr *in, gen_rng *r, mf_case *cs, const mf_case *other)
+{
+    int nops = rng_range(r, 1, 4);
+    for (int op = 0; op < nops; op++)
+        gen_mutate_once(in, r, cs, other);
+}

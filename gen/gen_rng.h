@@ -1,0 +1,71 @@
+/*
+ * gen_rng.h - the one pseudo-random generator of mmafuzz: wyrand streams
+ * (one 64x64 -> 128-bit multiply per output), so that every generated tile
+ * is a pure function of (seed, instruction, tile index).  The harness, the
+ * devices' tools, the fuzz targets and the tests all draw from it.
+ *
+ * Pure C11 (plus unsigned __int128, which GCC, Clang and nvcc all have);
+ * MF_GEN_FN marks what may later be compiled as CUDA device code.
+ */
+#ifndef MMAFUZZ_GEN_RNG_H
+#define MMAFUZZ_GEN_RNG_H
+
+#include <stdint.h>
+
+/* Functions of the generation code: plain on the host, __host__ __device__
+ * when compiled by nvcc. */
+#if defined(__CUDACC__)
+#define MF_GEN_FN __host__ __device__
+#else
+#define MF_GEN_FN
+#endif
+
+typedef struct gen_rng {
+    uint64_t s;
+} gen_rng;
+
+/* wyrand (Wang Yi, wyhash): a Weyl sequence folded through a 128-bit product;
+ * one 64-bit output per call, passes BigCrush and PractRand. */
+MF_GEN_FN static inline uint64_t rng_next(gen_rng *r)
+{
+    r->s += UINT64_C(0xa0761d6478bd642f);
+    unsigned __int128 t = (unsigned __int128)r->s * (r->s ^ UINT64_C(0xe7037ed1a0b428db));
+    return (uint64_t)(t >> 64) ^ (uint64_t)t;
+}
+
+/* The next output of the stream whose whole state is *state (for code that
+ * keeps a bare 64-bit state). */
+MF_GEN_FN static inline uint64_t rng_next_u64(uint64_t *state)
+{
+    gen_rng r = {*state};
+    uint64_t x = rng_next(&r);
+    *state = r.s;
+    return x;
+}
+
+/* @return a value in [0, n) (n > 0); the small modulo bias is irrelevant here. */
+MF_GEN_FN static inline uint32_t rng_below(gen_rng *r, uint32_t n) { return (uint32_t)(((rng_next(r) >> 32) * n) >> 32); }
+
+/* @return a value in [lo, hi] (lo <= hi). */
+MF_GEN_FN static inline int rng_range(gen_rng *r, int lo, int hi) { return lo + (int)rng_below(r, (uint32_t)(hi - lo + 1)); }
+
+/* A stream derived from several keys (mixing each in). */
+MF_GEN_FN static inline gen_rng rng_derive(uint64_t a, uint64_t b, uint64_t c)
+{
+    gen_rng r = {a};
+    r.s = rng_next(&r) ^ b;
+    r.s = rng_next(&r) ^ c;
+    rng_next(&r);
+    return r;
+}
+
+/* FNV-1a of a string: a stable key for an instruction name. */
+MF_GEN_FN static inline uint64_t rng_hash_str(const char *s)
+{
+    uint64_t h = UINT64_C(0xcbf29ce484222325);
+    while (*s)
+        h = (h ^ (unsigned char)*s++) * UINT64_C(0x100000001b3);
+    return h;
+}
+
+#endif

@@ -1,0 +1,156 @@
+/*
+ * mmafuzz_gen.h - the case-generation library of mmafuzz: generators of
+ * whole tiles, mutators of single cases, the one PRNG (gen_rng.h) and the
+ * format field layouts (gen_values.h).  It sits above the model (formats,
+ * the instruction table) and below the devices and the harness: `run`,
+ * `record`, `bench`, fuzz_model and the device tests all generate through it.
+ *
+ * A generator fills one whole tile (M x K of A, N x K of B, M x N of C, and
+ * the scales) in the canonical tile layout of mmafuzz_model.h (the device
+ * ABI); every output element of the tile is then one case.  Each tile is a
+ * pure function of (seed, instruction name, tile index, mix, mutation
+ * pool), so a case is reproducible from (seed, index) with
+ * index = tile * M * N + row * N + column, as long as MF_GEN_VERSION is the
+ * same.
+ *
+ * The generators are listed once, in generators.def; the mutators once, in
+ * mutators.def.  The generation code is pure C11: no I/O, no allocation, no
+ * libc beyond string.h and stdint.h (limits.h for INT_MIN), functions
+ * marked MF_GEN_FN so that it can later be compiled as CUDA device code.
+ * Only gen_mix.c (parsing and formatting --mix) is host-only.
+ */
+#ifndef MMAFUZZ_GEN_H
+#define MMAFUZZ_GEN_H
+
+#include "gen_rng.h"
+#include "gen_values.h"
+#include "mmafuzz_model.h"
+
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* Version of the generator and mutator tables.  (seed, index) gives the same
+ * case under the same version; the campaign state and the mismatch headers
+ * record it.  Bump it whenever any case stream changes (a generator, a
+ * mutator, a weight, the PRNG, the order of draws), and record the new
+ * pinned hashes in tests/gen/test_gen_stable.c. */
+#define MF_GEN_VERSION 1
+
+/* The generators, in table order (generators.def). */
+typedef enum gen_kind {
+#define MF_GENERATOR(E, name, weight, needs_pool, help) GEN_##E,
+#include "generators.def"
+#undef MF_GENERATOR
+    GEN_COUNT
+} gen_kind;
+#ifndef __cplusplus
+_Static_assert(GEN_COUNT <= 255, "a tile's generator is kept in one byte (harness/cmd_run.c)");
+#endif
+
+/* One row of the generator table. */
+typedef struct gen_info {
+    const char *name;
+    uint32_t weight;     /* default weight */
+    int needs_pool;      /* 1: draws from saved cases */
+    const char *help;
+} gen_info;
+
+/* The generator table (generators.def), indexed by gen_kind. */
+extern const gen_info gen_table[GEN_COUNT];
+
+/* @return the name of generator g ("uniform", ...), or "?". */
+const char *gen_name(gen_kind g);
+
+/* Relative weights of the generators. */
+typedef struct gen_mix {
+    uint32_t w[GEN_COUNT];
+} gen_mix;
+
+/* The default mix: the table's weights (pool generators only when the pool has cases). */
+void gen_mix_default(gen_mix *m);
+/* Parse "NAME[:WEIGHT],..." (e.g. "uniform:1,special:2,mutate").
+ * @return 0, or -1 with a message naming the bad item.  (Host only.) */
+int gen_mix_parse(const char *s, gen_mix *m, char *err, size_t errlen);
+/* Format a mix as parse accepts it.  (Host only.) */
+void gen_mix_format(const gen_mix *m, char *buf, size_t len);
+/* Write the generators' names, space-separated, into buf.  (Host only.) */
+void gen_names(char *buf, size_t len);
+
+/* A saved case that the mutation generator draws from. */
+typedef struct gen_saved_case {
+    const mf_instr *in;
+    mf_case cs;
+} gen_saved_case;
+
+/* Everything generation of one batch needs. */
+typedef struct gen_ctx {
+    const mf_instr *in;
+    int m, n, k;
+    uint64_t seed;
+    gen_mix mix;               /* pool generators ignored when nview == 0 */
+    const gen_saved_case *const *view;  /* compatible saved cases */
+    size_t nview;
+    void *A, *B, *C, *SA, *SB; /* batch buffers (tile layout); SA, SB may be NULL
+                                  (then no scales are written) */
+} gen_ctx;
+
+/* The signature of a generator: fill tile `slot` of the buffers of g from
+ * the stream r; `tile` is the tile's index in the campaign. */
+typedef void gen_fn(const gen_ctx *g, size_t slot, gen_rng *r, uint64_t tile);
+
+/* Generate tile number `tile` of the campaign into position `slot` of the
+ * batch buffers.  @return the generator used. */
+MF_GEN_FN gen_kind gen_tile(const gen_ctx *g, uint64_t tile, size_t slot);
+
+/* Generate tiles first .. first+ntiles-1 of the campaign `seed` with the
+ * default mix (no saved cases) into slots 0 .. ntiles-1: `record`, the
+ * device tests and benchmarks.  Tile t is the tile `run` generates as tile
+ * t of that seed when its pool is empty. */
+MF_GEN_FN void gen_fill_tiles(const mf_instr *in, int m, int n, int k, uint64_t seed, uint64_t first, size_t ntiles,
+                              void *A, void *B, void *C, void *SA, void *SB);
+
+/* Put one case at the diagonal position (s, s) of tile `slot`: row s of A
+ * and SA, column s of B and SB, C[s][s].  (s < min(M, N).) */
+MF_GEN_FN void gen_put_case(const mf_instr *in, int m, int n, int k, void *A, void *B, void *C, void *SA, void *SB,
+                            size_t slot, int s, const mf_case *cs);
+
+/* ------------------------------------------------------------ mutators */
+
+/* The mutators, in table order (mutators.def). */
+typedef enum mut_kind {
+#define MF_MUTATOR(name, weight, help) MUT_##name,
+#include "mutators.def"
+#undef MF_MUTATOR
+    MUT_COUNT
+} mut_kind;
+
+typedef struct mut_info {
+    const char *name;
+    uint32_t weight;
+    const char *help;
+} mut_info;
+
+/* The mutator table (mutators.def), indexed by mut_kind. */
+extern const mut_info mut_table[MUT_COUNT];
+
+/* Apply one mutation, drawn by the table's weights, to *cs (every value
+ * stays masked to its format).  `other`: another case of the same
+ * instruction for splicing, or NULL.  @return the mutation applied. */
+MF_GEN_FN mut_kind gen_mutate_once(const mf_instr *in, gen_rng *r, mf_case *cs, const mf_case *other);
+
+/* Apply 1 to 4 random mutations (gen_mutate_once) to *cs. */
+MF_GEN_FN void gen_mutate(const mf_instr *in, gen_rng *r, mf_case *cs, const mf_case *other);
+
+/* ------------------------------------------------------------ values */
+
+/* A random finite value of format f (random bits, NaN and Inf drawn again). */
+MF_GEN_FN uint64_t gen_random_finite(mf_format f, gen_rng *r);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

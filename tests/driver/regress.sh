@@ -159,6 +159,8 @@ input)
         -runs 9223372036854775807 -max_total_time 1 -batch 4096 --out big >big.out 2>big.err
     rc=$?
     { [ $rc -eq 0 ] || [ $rc -eq 1 ]; } || bad "-runs 9223372036854775807: exit $rc: $(tail -2 big.err)"
+    grep -q "runtime error" big.err && bad "-runs 9223372036854775807: $(grep 'runtime error' big.err | head -1)"
+    grep -q "done (time limit)" big.out || bad "-runs 9223372036854775807: the run did not end by its time limit"
     expect 2 "-runs: '9223372036854775808' is not a number" "$EXE" run --device model:ampere -runs 9223372036854775808
     # a campaign.state whose seed is not a number
     mkdir -p st

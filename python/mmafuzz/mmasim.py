@@ -118,25 +118,33 @@ class _Op:
 
     _row_op: Instruction
     _L_max: int
-    packing: int = 1
 
-    def _chunk_row(self, L: int) -> Instruction:
-        """The row that evaluates one chunk of L: this one, or a sibling of
-        the same architecture and formats with K = L."""
+    def _chunk_row(self, L: int, c_format: str) -> Instruction:
+        """The row that evaluates one chunk of L with an accumulator of
+        c_format: this one, or a sibling of the same architecture, family and
+        A/B/D formats whose K holds the chunk in one chunk of its own (the
+        chunk then padded with zero products), with C in c_format (after the
+        first chunk, C is the previous chunk's D)."""
         r = self._row_op
-        if L <= r.k:
+        if L <= r.k and c_format == r.c_format:
             return r
+        best = None
         for cand in _ROWS:
-            if (cand["arch"], cand["a"], cand["b"], cand["c"], cand["d"], cand["family"], cand["k"]) == (
-                    r.row["arch"], r.a_format, r.b_format, r.c_format, r.d_format, r.row["family"], L) and \
-                    cand["scale"] == r.scale_format and cand["block"] == r.block:
-                return Instruction(cand["name"])
-        raise NotImplementedError(f"{r.name}: no row evaluates MMA-Sim's chunk of {L} (K={r.k})")
+            if (cand["arch"], cand["a"], cand["b"], cand["c"], cand["d"], cand["family"], cand["scale"],
+                    cand["block"]) != (r.row["arch"], r.a_format, r.b_format, c_format, r.d_format, r.row["family"],
+                                       r.scale_format, r.block):
+                continue
+            if cand["k"] >= L and cand["L"] >= L and \
+                    (best is None or cand["k"] < best["k"]):
+                best = cand
+        if best is None:
+            raise NotImplementedError(f"{r.name}: no row evaluates MMA-Sim's chunk of {L} with a {c_format} C")
+        return Instruction(best["name"])
 
     def _dpa(self, a: Any, b: Any, c: Any, alpha: Any = None, beta: Any = None) -> Any:
         r = self._row_op
-        A = _operand(a, r.a_format, self.packing, "a")
-        B = _operand(b, r.b_format, self.packing, "b")
+        A = _operand(a, r.a_format, getattr(self, "packing", 1), "a")
+        B = _operand(b, r.b_format, getattr(self, "packing", 1), "b")
         cb = _bits(c, "c")
         if cb.dtype.itemsize != _FORMATS[r.c_format]["bytes"]:
             raise TypeError(f"c: {c.dtype} is not the {r.c_format} accumulator of {r.name}")
@@ -147,11 +155,11 @@ class _Op:
         if r.n_scales:
             SA, SB = _scale(alpha, r.scale_format, "alpha"), _scale(beta, r.scale_format, "beta")
         L = min(K, self._L_max)
-        op = self._chunk_row(L)
         batch = np.broadcast_shapes(A.shape[:-1], B.shape[:-1], cb.shape)
         acc = np.ascontiguousarray(np.broadcast_to(cb, batch))
         for i in range(0, K, L):
             n = min(L, K - i)
+            op = self._chunk_row(L, r.c_format if i == 0 else r.d_format)
             a_ch = np.zeros(batch + (op.k,), A.dtype)
             b_ch = np.zeros(batch + (op.k,), B.dtype)
             a_ch[..., :n] = A[..., i:i + n]

@@ -358,8 +358,17 @@ class MFMA(_Plain):
             a = b = q[-1]
         self.a_type, self.b_type = _AMD_DTYPE[a], _AMD_DTYPE[b]
         self.c_type = self.d_type = _AMD_DTYPE[q[0]]
-        # chunks: the row's own (K a multiple of the instruction's K)
-        self._L_max = r.row["L"] if r.row["L"] < r.k else r.k
+        # MMA-Sim's chunk length: E-FDPA (CDNA1) 4 f16 / 2 bf16; TR-FDPA (CDNA3) 4 xf32 / 8 f16, bf16;
+        # GTR-FDPA 16; FMA and FTZ-Mul-Add run sequentially, so the instruction's K serves
+        fam = r.row["family"]
+        if fam == "E-FDPA":
+            self._L_max = 4 if a == "f16" else 2
+        elif fam == "TR-FDPA":
+            self._L_max = 4 if a == "xf32" else 8
+        elif fam == "GTR-FDPA":
+            self._L_max = 16
+        else:
+            self._L_max = r.k
 
 
 nv_ptx = types.SimpleNamespace(MMA=MMA, MMABlockScale=MMABlockScale, WGMMA=WGMMA, TCGen05MMA=TCGen05MMA,

@@ -34,7 +34,15 @@ def canonical_cases():
     return out
 
 
-CASES = canonical_cases()
+# Rows where mmafuzz and MMA-Sim 2.1.1 differ by a rule of the README's list
+# ("Where mmafuzz and MMA-Sim differ"); strict, so that the day they agree
+# the list is updated.
+KNOWN = {
+    ("MMA", "Turing", "m8n8k4.f32.f16.f16.f32"): "turing-m8n8k4-F",
+    ("MMA", "Turing", "m8n8k4.f32.f16.f16.f16"): "turing-m8n8k4-F",
+}
+CASES = [pytest.param(*c, marks=pytest.mark.xfail(strict=True, reason=KNOWN[c])) if c in KNOWN else c
+         for c in canonical_cases()]
 
 
 def random_operand(g, dtype, shape, ptx=None, packing=1):
@@ -52,7 +60,7 @@ def attrs(op):
                                          "block_size", "packing", "s_type") if hasattr(op, k)}
 
 
-@pytest.mark.parametrize("cls,arch,st", CASES, ids=[f"{c[0]}-{c[1]}-{c[2]}" for c in CASES])
+@pytest.mark.parametrize("cls,arch,st", CASES, ids=lambda v: str(v))
 def test_same_as_mmasim(cls, arch, st):
     ns = ref_amd if cls == "MFMA" else ref_nv
     ref = getattr(ns, cls)(arch, st)

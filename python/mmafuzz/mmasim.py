@@ -160,10 +160,13 @@ class _Op:
         for i in range(0, K, L):
             n = min(L, K - i)
             op = self._chunk_row(L, r.c_format if i == 0 else r.d_format)
-            a_ch = np.zeros(batch + (op.k,), A.dtype)
-            b_ch = np.zeros(batch + (op.k,), B.dtype)
-            a_ch[..., :n] = A[..., i:i + n]
-            b_ch[..., :n] = B[..., i:i + n]
+            if n == op.k:    # the chunk is the row's K: no padding
+                a_ch, b_ch = A[..., i:i + n], B[..., i:i + n]
+            else:
+                a_ch = np.zeros(batch + (op.k,), A.dtype)
+                b_ch = np.zeros(batch + (op.k,), B.dtype)
+                a_ch[..., :n] = A[..., i:i + n]
+                b_ch[..., :n] = B[..., i:i + n]
             sa = sb = None
             if r.n_scales:
                 if SA.shape[-1] == 1:       # one scale for every chunk (MMA-Sim's ST-FDPA)

@@ -9,7 +9,7 @@ need_root() { if [ "$(id -u)" -eq 0 ]; then "$@"; else sudo "$@"; fi; }
 
 if [ "${MMAFUZZ_SKIP_APT:-0}" != 1 ] && command -v apt-get >/dev/null; then
   export DEBIAN_FRONTEND=noninteractive
-  pkgs="cmake make gcc g++ pkg-config libxxhash-dev xxhash zlib1g-dev clang libclang-rt-dev python3-pip"
+  pkgs="cmake make gcc g++ pkg-config libxxhash-dev xxhash zlib1g-dev clang libclang-rt-dev python3-pip python3-dev python3-venv"
   missing=""
   for p in $pkgs; do dpkg -s "$p" >/dev/null 2>&1 || missing="$missing $p"; done
   if [ -n "$missing" ]; then

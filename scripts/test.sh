@@ -17,6 +17,13 @@ cmake --build build-portable -j"$jobs"
 if nm build-portable/mmafuzz | grep -q '\.avx2'; then echo "build-portable: AVX2 clones left" >&2; exit 1; fi
 ctest --test-dir build-portable --output-on-failure -j"$jobs" -L 'model|cli|driver' -LE 'fuzz|gpu'
 
+# The Python package (pyproject.toml, python/): built by pip in a fresh virtual
+# environment, then its pytest suite.
+rm -rf build-py/venv && python3 -m venv build-py/venv
+build-py/venv/bin/pip install -q --disable-pip-version-check numpy ml_dtypes pytest
+build-py/venv/bin/pip install -q --disable-pip-version-check --config-settings=build-dir=build-py/cmake .
+build-py/venv/bin/python -m pytest -q python/tests
+
 # The unit suite again, built by clang with AddressSanitizer + UBSan; the same
 # build has libFuzzer, so the coverage-guided targets run here too (label
 # fuzz: each 60 s from its seed corpus, -error_exitcode=1).

@@ -99,13 +99,6 @@ static inline uint64_t vf_at(const vfmt *v, uint64_t x, int e, int w)
     return rv_make_in(&v->L, v->f, (int)(x & 1), e + j, frac);
 }
 
-/* A random value of format f near exponent e (one draw; outside the loops). */
-static inline uint64_t rnd_at(gen_rng *r, mf_format f, int e)
-{
-    uint64_t x = rng_next(r);
-    return rv_make(f, (int)(x & 1), e, frac_of_draw(x, rv_get(f)->fbits));
-}
-
 /* A special value of format f (rv_specials' list, made at program start). */
 static uint64_t rnd_special(gen_rng *r, mf_format f)
 {

@@ -478,16 +478,19 @@ static void gen_fn_zero(const gen_ctx *g, size_t slot, gen_rng *r, uint64_t tile
             uint64_t x = rng_next(r);
             int sign = (int)(x & 1), zero = (x >> 1 & 7) == 0 || kk + 1 == g->k;
             uint64_t frac = va.L.fbits ? x >> (64 - va.L.fbits) : 0;
-            for (int h = 0; h < 2 && kk + h < g->k; h++)   /* the partner: the same value, the other sign */
-                mf_elem_set(va.es, g->A, IA(i, kk + h),
-                            zero ? signed_zero(&va, sign ^ h) : rv_make_in(&va.L, va.f, sign ^ h, ea + (int)(x >> 4 & 1), frac));
+            for (int h = 0; h < 2 && kk + h < g->k; h++) {   /* the partner: the same value, the other sign */
+                uint64_t v = zero ? signed_zero(&va, sign ^ h)
+                                  : rv_make_in(&va.L, va.f, sign ^ h, ea + (int)(x >> 4 & 1), frac);
+                mf_elem_set(va.es, g->A, IA(i, kk + h), v);
+            }
         }
     for (int j = 0; j < g->n; j++) {
         uint64_t v = 0;
         for (int kk = 0; kk < g->k; kk++) {
             if (kk % 2 == 0) {
                 uint64_t x = rng_next(r);
-                v = rv_make_in(&vb.L, vb.f, (int)(x & 1), eb + (int)(x >> 1 & 1), vb.L.fbits ? x >> (64 - vb.L.fbits) : 0);
+                uint64_t frac = vb.L.fbits ? x >> (64 - vb.L.fbits) : 0;
+                v = rv_make_in(&vb.L, vb.f, (int)(x & 1), eb + (int)(x >> 1 & 1), frac);
             }
             mf_elem_set(vb.es, g->B, IB(j, kk), v);   /* b' = b */
         }

@@ -44,10 +44,16 @@ MF_GEN_FN static inline uint64_t rng_next_u64(uint64_t *state)
 }
 
 /* @return a value in [0, n) (n > 0); the small modulo bias is irrelevant here. */
-MF_GEN_FN static inline uint32_t rng_below(gen_rng *r, uint32_t n) { return (uint32_t)(((rng_next(r) >> 32) * n) >> 32); }
+MF_GEN_FN static inline uint32_t rng_below(gen_rng *r, uint32_t n)
+{
+    return (uint32_t)(((rng_next(r) >> 32) * n) >> 32);
+}
 
 /* @return a value in [lo, hi] (lo <= hi). */
-MF_GEN_FN static inline int rng_range(gen_rng *r, int lo, int hi) { return lo + (int)rng_below(r, (uint32_t)(hi - lo + 1)); }
+MF_GEN_FN static inline int rng_range(gen_rng *r, int lo, int hi)
+{
+    return lo + (int)rng_below(r, (uint32_t)(hi - lo + 1));
+}
 
 /* A stream derived from several keys (mixing each in). */
 MF_GEN_FN static inline gen_rng rng_derive(uint64_t a, uint64_t b, uint64_t c)

@@ -20,9 +20,9 @@ const gen_info gen_table[GEN_COUNT] = {
 #undef MF_GENERATOR
 };
 
-const char *gen_name(gen_kind g) { return (unsigned)g < GEN_COUNT ? gen_table[g].name : "?"; }
+MF_GEN_FN const char *gen_name(gen_kind g) { return (unsigned)g < GEN_COUNT ? gen_table[g].name : "?"; }
 
-void gen_mix_default(gen_mix *m)
+MF_GEN_FN void gen_mix_default(gen_mix *m)
 {
     for (int g = 0; g < GEN_COUNT; g++)
         m->w[g] = gen_table[g].weight;
@@ -40,7 +40,7 @@ MF_GEN_FN static inline void abi_set(mf_format f, void *base, size_t idx, uint64
 
 /* A significand pattern from the bits of one draw x: random bits (the top
  * fbits of x) five times in eight, else one of the table's patterns. */
-static inline uint64_t frac_of_draw(uint64_t x, int fbits)
+MF_GEN_FN static inline uint64_t frac_of_draw(uint64_t x, int fbits)
 {
     if (!fbits)
         return 0;
@@ -59,12 +59,12 @@ static inline uint64_t frac_of_draw(uint64_t x, int fbits)
 }
 
 /* A random significand: random bits most of the time, a table pattern otherwise. */
-static uint64_t rnd_frac(gen_rng *r, int fbits)
+MF_GEN_FN static uint64_t rnd_frac(gen_rng *r, int fbits)
 {
     return frac_of_draw(rng_next(r), fbits);
 }
 
-static int clampi(int v, int lo, int hi) { return v < lo ? lo : v > hi ? hi : v; }
+MF_GEN_FN static int clampi(int v, int lo, int hi) { return v < lo ? lo : v > hi ? hi : v; }
 
 /* What the per-value code needs of one format, looked up once per tile. */
 typedef struct vfmt {
@@ -74,7 +74,7 @@ typedef struct vfmt {
     uint64_t pat[8];      /* TestFloat's significand patterns; 7: random bits */
 } vfmt;
 
-static vfmt vfmt_of(mf_format f)
+MF_GEN_FN static vfmt vfmt_of(mf_format f)
 {
     vfmt v;
     v.f = f;
@@ -89,7 +89,7 @@ static vfmt vfmt_of(mf_format f)
  * draw x: sign in bit 0, pattern choice in bits 1-6 (random bits five times
  * in eight, else one of TestFloat's patterns), j in bits 8-23, the random
  * significand in the top bits. */
-static inline uint64_t vf_at(const vfmt *v, uint64_t x, int e, int w)
+MF_GEN_FN static inline uint64_t vf_at(const vfmt *v, uint64_t x, int e, int w)
 {
     const int fb = v->L.fbits;
     int j = (int)((((x >> 8) & 0xFFFF) * (uint64_t)(w + 1)) >> 16);
@@ -99,21 +99,14 @@ static inline uint64_t vf_at(const vfmt *v, uint64_t x, int e, int w)
     return rv_make_in(&v->L, v->f, (int)(x & 1), e + j, frac);
 }
 
-/* A random value of format f near exponent e (one draw; outside the loops). */
-static inline uint64_t rnd_at(gen_rng *r, mf_format f, int e)
-{
-    uint64_t x = rng_next(r);
-    return rv_make(f, (int)(x & 1), e, frac_of_draw(x, rv_get(f)->fbits));
-}
-
 /* A special value of format f (rv_specials' list, made at program start). */
-static uint64_t rnd_special(gen_rng *r, mf_format f)
+MF_GEN_FN static uint64_t rnd_special(gen_rng *r, mf_format f)
 {
     return rv_special_list[f][rng_below(r, rv_special_count[f])];
 }
 
 /* A block scale: mostly near 2^0, sometimes any pattern. */
-static uint64_t rnd_scale(gen_rng *r, mf_format fs, int wild)
+MF_GEN_FN static uint64_t rnd_scale(gen_rng *r, mf_format fs, int wild)
 {
     uint32_t x = rng_below(r, 16);
     if (x == 0 || (wild && x < 4))
@@ -124,7 +117,7 @@ static uint64_t rnd_scale(gen_rng *r, mf_format fs, int wild)
 }
 
 /* Split a product exponent et into (ea, eb) inside both input ranges when possible. */
-static void split_exp(gen_rng *r, const mf_instr *in, int et, int *ea, int *eb)
+MF_GEN_FN static void split_exp(gen_rng *r, const mf_instr *in, int et, int *ea, int *eb)
 {
     const rv_layout *A = rv_get(in->fa), *B = rv_get(in->fb);
     int lo = et - B->emax, hi = et - B->emin;
@@ -140,7 +133,7 @@ static void split_exp(gen_rng *r, const mf_instr *in, int et, int *ea, int *eb)
 }
 
 /* Exact product a*b (decoded, finite) truncated into format fc; 0 when not finite. */
-static uint64_t product_into(mf_format fc, const mf_instr *in, mf_value va, mf_value vb, int negate)
+MF_GEN_FN static uint64_t product_into(mf_format fc, const mf_instr *in, mf_value va, mf_value vb, int negate)
 {
     if (va.cls != MF_CLS_FINITE || vb.cls != MF_CLS_FINITE)
         return 0;
@@ -159,7 +152,7 @@ static uint64_t product_into(mf_format fc, const mf_instr *in, mf_value va, mf_v
 #define IC(i, j) ((slot * (size_t)g->m + (size_t)(i)) * (size_t)g->n + (size_t)(j))
 #define IS(r, s, rows) ((slot * (size_t)(rows) + (size_t)(r)) * (size_t)S + (size_t)(s))
 
-static void fill_scales(const gen_ctx *g, size_t slot, gen_rng *r, int wild)
+MF_GEN_FN static void fill_scales(const gen_ctx *g, size_t slot, gen_rng *r, int wild)
 {
     int S = g->in->n_scales;
     if (!g->SA || !g->SB)
@@ -176,7 +169,7 @@ static void fill_scales(const gen_ctx *g, size_t slot, gen_rng *r, int wild)
 
 /* n uniform bit patterns of format v at element `first` of base, several
  * per draw when they are narrow. */
-static void uniform_run(gen_rng *r, const vfmt *v, void *base, size_t first, size_t n)
+MF_GEN_FN static void uniform_run(gen_rng *r, const vfmt *v, void *base, size_t first, size_t n)
 {
     const int w = v->L.bits;
     const uint64_t mask = v->L.mask;
@@ -208,7 +201,7 @@ static void uniform_run(gen_rng *r, const vfmt *v, void *base, size_t first, siz
     }
 }
 
-static void gen_fn_uniform(const gen_ctx *g, size_t slot, gen_rng *r, uint64_t tile)
+MF_GEN_FN static void gen_fn_uniform(const gen_ctx *g, size_t slot, gen_rng *r, uint64_t tile)
 {
     (void)tile;
     const mf_instr *in = g->in;
@@ -222,7 +215,7 @@ static void gen_fn_uniform(const gen_ctx *g, size_t slot, gen_rng *r, uint64_t t
 
 /* Fill from a plan: ea[k]/eb[k] exponents (INT_MIN: that position is zero),
  * a jitter window w added per element, c at exponent ec (INT_MIN: zero). */
-static void fill_plan(const gen_ctx *g, size_t slot, gen_rng *r, const int *ea, const int *eb, int ec, int w)
+MF_GEN_FN static void fill_plan(const gen_ctx *g, size_t slot, gen_rng *r, const int *ea, const int *eb, int ec, int w)
 {
     const mf_instr *in = g->in;
     const vfmt va = vfmt_of(in->fa), vb = vfmt_of(in->fb), vc = vfmt_of(in->fc);
@@ -245,7 +238,7 @@ static void fill_plan(const gen_ctx *g, size_t slot, gen_rng *r, const int *ea, 
         fill_scales(g, slot, r, 0);
 }
 
-static void gen_fn_window(const gen_ctx *g, size_t slot, gen_rng *r, uint64_t tile)
+MF_GEN_FN static void gen_fn_window(const gen_ctx *g, size_t slot, gen_rng *r, uint64_t tile)
 {
     (void)tile;
     const mf_instr *in = g->in;
@@ -268,7 +261,7 @@ static void gen_fn_window(const gen_ctx *g, size_t slot, gen_rng *r, uint64_t ti
 
 #define CANCEL_MAX 256   /* rows and columns whose first product c may cancel */
 
-static void gen_fn_cancel(const gen_ctx *g, size_t slot, gen_rng *r, uint64_t tile)
+MF_GEN_FN static void gen_fn_cancel(const gen_ctx *g, size_t slot, gen_rng *r, uint64_t tile)
 {
     (void)tile;
     const mf_instr *in = g->in;
@@ -331,7 +324,7 @@ static void gen_fn_cancel(const gen_ctx *g, size_t slot, gen_rng *r, uint64_t ti
         fill_scales(g, slot, r, 0);
 }
 
-static void gen_fn_special(const gen_ctx *g, size_t slot, gen_rng *r, uint64_t tile)
+MF_GEN_FN static void gen_fn_special(const gen_ctx *g, size_t slot, gen_rng *r, uint64_t tile)
 {
     (void)tile;
     const mf_instr *in = g->in;
@@ -355,7 +348,7 @@ static void gen_fn_special(const gen_ctx *g, size_t slot, gen_rng *r, uint64_t t
 
 /* Boundaries (products and sums at the output format's thresholds, alignment
  * shifts of exactly F and F+-1 bits, the zero-exponent region). */
-static void gen_fn_boundary(const gen_ctx *g, size_t slot, gen_rng *r, uint64_t tile)
+MF_GEN_FN static void gen_fn_boundary(const gen_ctx *g, size_t slot, gen_rng *r, uint64_t tile)
 {
     (void)tile;
     const mf_instr *in = g->in;
@@ -409,7 +402,7 @@ static void gen_fn_boundary(const gen_ctx *g, size_t slot, gen_rng *r, uint64_t 
 #define NEXPC 9
 /* The exponent of class cls (8: zero, INT_MIN) of layout L; a subnormal's
  * depth comes from bits 12-19 of the draw x. */
-static inline int exp_class(const rv_layout *L, int cls, uint64_t x)
+MF_GEN_FN static inline int exp_class(const rv_layout *L, int cls, uint64_t x)
 {
     switch (cls) {
     case 0: return L->emin - 1 - (L->fbits ? (int)((((x >> 12) & 0xFF) * (uint64_t)L->fbits) >> 8) : 0);  /* subnormal */
@@ -427,7 +420,7 @@ static inline int exp_class(const rv_layout *L, int cls, uint64_t x)
 /* One table value from the draw x: class cls (or, one time in four when
  * `vary`, any class), sign bit 11, pattern pat half the time (always when
  * not `vary`), else random bits. */
-static inline uint64_t table_value(gen_rng *r, const vfmt *v, uint64_t x, int cls, int pat, int vary)
+MF_GEN_FN static inline uint64_t table_value(gen_rng *r, const vfmt *v, uint64_t x, int cls, int pat, int vary)
 {
     if (vary && !(x & 3))
         cls = (int)((((x >> 2) & 0xFF) * NEXPC) >> 8);
@@ -441,7 +434,7 @@ static inline uint64_t table_value(gen_rng *r, const vfmt *v, uint64_t x, int cl
     return rv_make_in(&v->L, v->f, (int)((x >> 11) & 1), e, frac);
 }
 
-static void gen_fn_table(const gen_ctx *g, size_t slot, gen_rng *r, uint64_t tile)
+MF_GEN_FN static void gen_fn_table(const gen_ctx *g, size_t slot, gen_rng *r, uint64_t tile)
 {
     const mf_instr *in = g->in;
     uint64_t t = tile;
@@ -467,13 +460,13 @@ static void gen_fn_table(const gen_ctx *g, size_t slot, gen_rng *r, uint64_t til
  * are +-0; c is +-0 three times in four, else a small value near the
  * products' scale.  fnuz formats, which have no -0, get +0 (rv_make). */
 /* -0 (sign 1) or +0 of a format; +0 where the format has no -0. */
-static inline uint64_t signed_zero(const vfmt *v, int sign)
+MF_GEN_FN static inline uint64_t signed_zero(const vfmt *v, int sign)
 {
     return sign && v->L.sign_shift >= 0 && v->f != MF_FMT_E4M3FNUZ && v->f != MF_FMT_E5M2FNUZ
                ? UINT64_C(1) << v->L.sign_shift : 0;
 }
 
-static void gen_fn_zero(const gen_ctx *g, size_t slot, gen_rng *r, uint64_t tile)
+MF_GEN_FN static void gen_fn_zero(const gen_ctx *g, size_t slot, gen_rng *r, uint64_t tile)
 {
     (void)tile;
     const mf_instr *in = g->in;
@@ -485,16 +478,19 @@ static void gen_fn_zero(const gen_ctx *g, size_t slot, gen_rng *r, uint64_t tile
             uint64_t x = rng_next(r);
             int sign = (int)(x & 1), zero = (x >> 1 & 7) == 0 || kk + 1 == g->k;
             uint64_t frac = va.L.fbits ? x >> (64 - va.L.fbits) : 0;
-            for (int h = 0; h < 2 && kk + h < g->k; h++)   /* the partner: the same value, the other sign */
-                mf_elem_set(va.es, g->A, IA(i, kk + h),
-                            zero ? signed_zero(&va, sign ^ h) : rv_make_in(&va.L, va.f, sign ^ h, ea + (int)(x >> 4 & 1), frac));
+            for (int h = 0; h < 2 && kk + h < g->k; h++) {   /* the partner: the same value, the other sign */
+                uint64_t v = zero ? signed_zero(&va, sign ^ h)
+                                  : rv_make_in(&va.L, va.f, sign ^ h, ea + (int)(x >> 4 & 1), frac);
+                mf_elem_set(va.es, g->A, IA(i, kk + h), v);
+            }
         }
     for (int j = 0; j < g->n; j++) {
         uint64_t v = 0;
         for (int kk = 0; kk < g->k; kk++) {
             if (kk % 2 == 0) {
                 uint64_t x = rng_next(r);
-                v = rv_make_in(&vb.L, vb.f, (int)(x & 1), eb + (int)(x >> 1 & 1), vb.L.fbits ? x >> (64 - vb.L.fbits) : 0);
+                uint64_t frac = vb.L.fbits ? x >> (64 - vb.L.fbits) : 0;
+                v = rv_make_in(&vb.L, vb.f, (int)(x & 1), eb + (int)(x >> 1 & 1), frac);
             }
             mf_elem_set(vb.es, g->B, IB(j, kk), v);   /* b' = b */
         }
@@ -529,7 +525,7 @@ MF_GEN_FN void gen_put_case(const mf_instr *in, int m, int n, int k, void *A, vo
     }
 }
 
-static void gen_fn_mutate(const gen_ctx *g, size_t slot, gen_rng *r, uint64_t tile)
+MF_GEN_FN static void gen_fn_mutate(const gen_ctx *g, size_t slot, gen_rng *r, uint64_t tile)
 {
     (void)tile;
     const mf_instr *in = g->in;

@@ -63,7 +63,7 @@ typedef struct gen_info {
 extern const gen_info gen_table[GEN_COUNT];
 
 /* @return the name of generator g ("uniform", ...), or "?". */
-const char *gen_name(gen_kind g);
+MF_GEN_FN const char *gen_name(gen_kind g);
 
 /* Relative weights of the generators. */
 typedef struct gen_mix {
@@ -71,7 +71,7 @@ typedef struct gen_mix {
 } gen_mix;
 
 /* The default mix: the table's weights (pool generators only when the pool has cases). */
-void gen_mix_default(gen_mix *m);
+MF_GEN_FN void gen_mix_default(gen_mix *m);
 /* Parse "NAME[:WEIGHT],..." (e.g. "uniform:1,special:2,mutate").
  * @return 0, or -1 with a message naming the bad item.  (Host only.) */
 int gen_mix_parse(const char *s, gen_mix *m, char *err, size_t errlen);

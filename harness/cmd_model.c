@@ -70,17 +70,49 @@ static void describe(const mf_instr *in, char *buf, size_t len)
              where);
 }
 
+/* `list -v`: the rules a row takes from its architecture (model/arch_table.def)
+ * and what each rests on.  The Khattak-Mikaitis models cover fp16 inputs only;
+ * the hardware recordings of ../shared/vectors/hw test neither rule. */
+static void print_evidence(const mf_instr *in)
+{
+    const mf_arch_info *ai = mf_arch_get(in->arch);
+    int fused = in->family == MF_T_FDPA || in->family == MF_ST_FDPA || in->family == MF_GST_FDPA ||
+                in->family == MF_F16_EMU;
+    printf("    rules: NaN %s [%s]", in->nan_any ? "any" : "payload", mf_evidence_name(ai->nan_ev));
+    if (fused) {
+        printf("; zero sign %s [%s]", in->zero_plus ? "+0" : "sum's sign", mf_evidence_name(ai->zero_ev));
+        mf_evidence ev = MF_EV_PEER; /* f32 output, or a row-specific value: MMA-Sim 2.1.1 */
+        if (in->fd == MF_FMT_F16 && in->e_zero == ai->e_zero_f16) {
+            ev = ai->e_zero_f16_ev;
+            if (ev == MF_EV_PEER_KM && (in->fa != MF_FMT_F16 || in->fb != MF_FMT_F16))
+                ev = MF_EV_PEER;
+        }
+        printf("; e_zero %d (%s out) [%s]", in->e_zero, mf_format_get(in->fd)->name, mf_evidence_name(ev));
+    }
+    if ((in->status == MF_HW || in->status == MF_PEER_HW) && fused && ai->zero_ev != MF_EV_HW)
+        printf("; hw: its recordings test neither zero sign nor e_zero");
+    printf("\n");
+}
+
 int cmd_list(int argc, char **argv)
 {
     const char *pattern = NULL;
+    int verbose = 0;
     for (int i = 1; i < argc; i++) {
+        if (!strcmp(argv[i], "-v")) {
+            verbose = 1;
+            continue;
+        }
         if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-help")) {
-            printf("usage: mmafuzz list [PATTERN]\n\n"
+            printf("usage: mmafuzz list [-v] [PATTERN]\n\n"
                    "One line per instruction of the table: name, shape, operand formats, arithmetic family\n"
                    "and its parameters, whether the row is verified against data or a hypothesis, and\n"
                    "where it runs: [cuda sm_XX] / [hip gfxNNN] or [model-only: why].\n"
                    "PATTERN is a shell glob over ARCH/QUALIFIER names, e.g. 'hopper/wgmma*'; a pattern\n"
-                   "without '/' or '*' matches names that contain it.\n");
+                   "without '/' or '*' matches names that contain it.\n"
+                   "-v: also the rules each row takes from its architecture (model/arch_table.def: NaN\n"
+                   "comparison, zero sign, e_zero) and their evidence: hw (measured by this project),\n"
+                   "MMA-Sim 2.1.1 alone, or MMA-Sim 2.1.1 + Khattak-Mikaitis.\n");
             return 0;
         }
         if (pattern) {
@@ -100,6 +132,8 @@ int cmd_list(int argc, char **argv)
         char line[448];
         describe(in, line, sizeof line);
         puts(line);
+        if (verbose)
+            print_evidence(in);
         shown++;
     }
     if (!shown && pattern) {

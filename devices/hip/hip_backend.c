@@ -262,8 +262,8 @@ int mf_hip_backend_open(int index, mf_device *dev, char *err, size_t errlen)
     char gfx[32];
     snprintf(gfx, sizeof gfx, "%.*s", (int)strcspn(prop.gcnArchName, ":"), prop.gcnArchName);
     mf_arch arch = MF_ARCH_COUNT;
-    for (int a = MF_ARCH_CDNA1; a <= MF_ARCH_CDNA3; a++) {
-        const char *t = arch_target((mf_arch)a);
+    for (int a = 0; a < MF_ARCH_COUNT; a++) {   /* the AMD rows of model/arch_table.def */
+        const char *t = mf_arch_is_amd((mf_arch)a) ? arch_target((mf_arch)a) : NULL;
         if (t && !strcmp(t, gfx))
             arch = (mf_arch)a;
     }

@@ -11,10 +11,11 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 scripts/setup.sh
 mf=build/mmafuzz
-vec_files=$(find ../shared/vectors corpus/golden -name '*.vec.gz' -o -name '*.vec' 2>/dev/null | sort || true)
+vec_files=$(find ../shared/vectors ../shared/peer corpus/golden -name '*.vec.gz' -o -name '*.vec' 2>/dev/null | sort || true)
 if [ -n "$vec_files" ]; then
   echo "== model against recorded vectors"
-  $mf check -errors 20 --override corpus/findings/h100/peer-superseded.vec $vec_files | tail -n 3
+  $mf check -errors 20 --skip-unknown --override corpus/findings/h100/peer-superseded.vec \
+    --override corpus/peer/mmasim-2.1.1-superseded.vec $vec_files 2>/dev/null | tail -n 3
 fi
 if "$mf" devices 2>/dev/null | grep -q '^cuda:[0-9]'; then
   echo "== fuzzing on the GPU"

@@ -4,6 +4,7 @@
  */
 #include "internal.h"
 
+#include <stdio.h>
 #include <string.h>
 
 /* The architecture table (rows in arch_table.def). */
@@ -13,9 +14,9 @@
 #define VENDOR_(x) MF_VENDOR_##x
 const mf_arch_info mf_arch_table[MF_ARCH_COUNT] = {
 #define MF_ARCH(ID, NAME, VENDOR, TARGET, CUDA_ARCHS, HIP_TARGET, WHY, ZERO, ZERO_EV, NAN, NAN_EV, EZ16, EZ16_EV,   \
-                EZ32)                                                                                               \
-    [MF_ARCH_##ID] = {#NAME, VENDOR_(VENDOR), sizeof(TARGET) > 1 ? (TARGET) : NULL, CUDA_ARCHS, HIP_TARGET, WHY, ZERO_(ZERO),  \
-                      EV_(ZERO_EV), NAN_(NAN), EV_(NAN_EV), EZ16, EV_(EZ16_EV), EZ32},
+                EZ32, CC)                                                                                           \
+    [MF_ARCH_##ID] = {#NAME, VENDOR_(VENDOR), sizeof(TARGET) > 1 ? (TARGET) : NULL, CUDA_ARCHS, HIP_TARGET, WHY,     \
+                      ZERO_(ZERO), EV_(ZERO_EV), NAN_(NAN), EV_(NAN_EV), EZ16, EV_(EZ16_EV), EZ32, CC},
 #include "arch_table.def"
 #undef MF_ARCH
 };
@@ -41,6 +42,40 @@ mf_arch mf_arch_by_name(const char *name)
 int mf_arch_is_amd(mf_arch a)
 {
     return (unsigned)a < MF_ARCH_COUNT && mf_arch_table[a].vendor == MF_VENDOR_AMD;
+}
+
+mf_arch mf_arch_by_cuda_cc(int major, int minor)
+{
+    char exact[24], any[24];
+    snprintf(exact, sizeof exact, "%d.%d", major, minor);
+    snprintf(any, sizeof any, "%d.*", major);
+    for (int a = 0; a < MF_ARCH_COUNT; a++) {
+        const char *p = mf_arch_table[a].cuda_cc;
+        while (*p) {
+            size_t n = strcspn(p, " ");
+            if ((n == strlen(exact) && !strncmp(p, exact, n)) || (n == strlen(any) && !strncmp(p, any, n)))
+                return (mf_arch)a;
+            p += n;
+            p += *p == ' ';
+        }
+    }
+    return MF_ARCH_COUNT;
+}
+
+char *mf_arch_list(int vendor, char *buf, size_t len)
+{
+    size_t pos = 0;
+    if (len)
+        buf[0] = 0;
+    for (int a = 0; a < MF_ARCH_COUNT && pos < len; a++) {
+        if (vendor >= 0 && (int)mf_arch_table[a].vendor != vendor)
+            continue;
+        int n = snprintf(buf + pos, len - pos, "%s%s", pos ? ", " : "", mf_arch_table[a].name);
+        if (n < 0)
+            break;
+        pos += (size_t)n;
+    }
+    return buf;
 }
 
 const char *mf_evidence_name(mf_evidence e)
@@ -73,7 +108,7 @@ const char *mf_rho_name(mf_rho r)
  * its rules (arch_table.def), named MF_A_<field>_<name>. */
 enum {
 #define MF_ARCH(ID, NAME, VENDOR, TARGET, CUDA_ARCHS, HIP_TARGET, WHY, ZERO, ZERO_EV, NAN, NAN_EV, EZ16, EZ16_EV,   \
-                EZ32)                                                                                               \
+                EZ32, CC)                                                                                           \
     MF_A_ID_##NAME = MF_ARCH_##ID, MF_A_ZERO_PLUS_##NAME = ZERO_(ZERO) == MF_ZERO_PLUS,                                \
     MF_A_NAN_ANY_##NAME = NAN_(NAN) == MF_NAN_ANY, MF_A_EZ16_##NAME = EZ16, MF_A_EZ32_##NAME = EZ32,
 #include "arch_table.def"

@@ -133,6 +133,7 @@ typedef struct mf_arch_info {
     int16_t e_zero_f16;        /* e_zero of T-FDPA rows with an f16 output (D) */
     mf_evidence e_zero_f16_ev;
     int16_t e_zero_f32;        /* e_zero of T-FDPA rows with an f32 output (D) */
+    const char *cuda_cc;       /* compute capabilities run as this arch ("8.0 8.6", "10.*"), "" if none */
 } mf_arch_info;
 
 /* The architecture table, indexed by mf_arch. */
@@ -145,6 +146,12 @@ const char *mf_arch_name(mf_arch a);
 mf_arch mf_arch_by_name(const char *name);
 /* @return 1 for AMD architectures (the vendor column of the table). */
 int mf_arch_is_amd(mf_arch a);
+/* @return the NVIDIA arch whose cuda_cc names compute capability major.minor,
+ * or MF_ARCH_COUNT. */
+mf_arch mf_arch_by_cuda_cc(int major, int minor);
+/* Write the names of the architectures of `vendor` (an mf_vendor; -1: all),
+ * ", "-separated, into buf (for messages).  @return buf. */
+char *mf_arch_list(int vendor, char *buf, size_t len);
 /* "hw", "MMA-Sim 2.1.1", "MMA-Sim 2.1.1 + Khattak-Mikaitis", "-" */
 const char *mf_evidence_name(mf_evidence e);
 

@@ -1,7 +1,7 @@
 /*
  * gen_mfma.c - writes the HIP MFMA wrappers from the instruction table.
  *
- * usage: gen_mfma OUTDIR ARCH...        (ARCH: cdna1, cdna2, cdna3)
+ * usage: gen_mfma OUTDIR ARCH...        (ARCH: an AMD row of model/arch_table.def)
  *
  * For every table row of each ARCH it writes one MF_MFMA_KERNEL line into
  * OUTDIR/mfma_<ARCH>.hip: the kernel symbol, the builtin and the operand

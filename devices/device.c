@@ -163,15 +163,14 @@ void mf_device_host_free(mf_device *dev, void *p)
 
 const char *mf_device_target(const mf_instr *in, const char **why)
 {
-    static const char *const targets[MF_ARCH_COUNT] = {
-        [MF_ARCH_VOLTA] = NULL,          [MF_ARCH_TURING] = "sm_75",         [MF_ARCH_AMPERE] = "sm_80",
-        [MF_ARCH_ADA] = "sm_89",         [MF_ARCH_HOPPER] = "sm_90a",        [MF_ARCH_BLACKWELL] = "sm_100a",
-        [MF_ARCH_RTX_BLACKWELL] = "sm_120a", [MF_ARCH_CDNA1] = "gfx908", [MF_ARCH_CDNA2] = "gfx90a",
-        [MF_ARCH_CDNA3] = "gfx942",
-    };
-    const char *t = (unsigned)in->arch < MF_ARCH_COUNT ? targets[in->arch] : NULL;
-    if (why)
-        *why = t ? "" : "model-only: nvcc 13.0 no longer builds sm_70";
+    /* the target column of model/arch_table.def */
+    const mf_arch_info *ai = mf_arch_get(in->arch);
+    const char *t = ai ? ai->target : NULL;
+    if (why) {
+        static _Thread_local char buf[160];
+        snprintf(buf, sizeof buf, "model-only: %s", ai && *ai->no_target_why ? ai->no_target_why : "no device target");
+        *why = t ? "" : buf;
+    }
     return t;
 }
 

@@ -54,8 +54,8 @@ int mf_model_backend_open(const char *arch, mf_device *dev, char *err, size_t er
 {
     mf_arch a = mf_arch_by_name(arch);
     if (a == MF_ARCH_COUNT) {
-        snprintf(err, errlen, "model:%s: unknown architecture (volta, turing, ampere, ada, hopper, blackwell, "
-                              "rtx_blackwell, cdna1, cdna2, cdna3)", arch);
+        char names[256];
+        snprintf(err, errlen, "model:%s: unknown architecture (%s)", arch, mf_arch_list(-1, names, sizeof names));
         return MF_DEV_ERR_NO_DEVICE;
     }
     dev->ops = &model_ops;

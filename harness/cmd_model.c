@@ -73,6 +73,30 @@ static void describe(const mf_instr *in, char *buf, size_t len)
              where);
 }
 
+/* `list -v`: the rules a row takes from its architecture (model/arch_table.def)
+ * and what each rests on.  The Khattak-Mikaitis models cover fp16 inputs only;
+ * the hardware recordings of ../shared/vectors/hw test neither rule. */
+static void print_evidence(const mf_instr *in)
+{
+    const mf_arch_info *ai = mf_arch_get(in->arch);
+    int fused = in->family == MF_T_FDPA || in->family == MF_ST_FDPA || in->family == MF_GST_FDPA ||
+                in->family == MF_F16_EMU;
+    printf("    rules: NaN %s [%s]", in->nan_any ? "any" : "payload", mf_evidence_name(ai->nan_ev));
+    if (fused) {
+        printf("; zero sign %s [%s]", in->zero_plus ? "+0" : "sum's sign", mf_evidence_name(ai->zero_ev));
+        mf_evidence ev = MF_EV_PEER; /* f32 output, or a row-specific value: MMA-Sim 2.1.1 */
+        if (in->fd == MF_FMT_F16 && in->e_zero == ai->e_zero_f16) {
+            ev = ai->e_zero_f16_ev;
+            if (ev == MF_EV_PEER_KM && (in->fa != MF_FMT_F16 || in->fb != MF_FMT_F16))
+                ev = MF_EV_PEER;
+        }
+        printf("; e_zero %d (%s out) [%s]", in->e_zero, mf_format_get(in->fd)->name, mf_evidence_name(ev));
+    }
+    if ((in->status == MF_HW || in->status == MF_PEER_HW) && fused && ai->zero_ev != MF_EV_HW)
+        printf("; hw: its recordings test neither zero sign nor e_zero");
+    printf("\n");
+}
+
 int cmd_list(int argc, char **argv)
 {
     cli_args a;
@@ -82,6 +106,7 @@ int cmd_list(int argc, char **argv)
         return prc > 0 ? 0 : 2;
     }
     const char *pattern = a.npos ? a.pos[0] : NULL;
+    int verbose = CLI_V(&a, list, verbose).given > 0;
     if (pattern && instr_select_check("list", "", &pattern, 1)) {
         cli_free(&a);
         return 1;
@@ -93,6 +118,8 @@ int cmd_list(int argc, char **argv)
         char line[448];
         describe(in, line, sizeof line);
         puts(line);
+        if (verbose)
+            print_evidence(in);
     }
     cli_free(&a);
     return 0;
@@ -177,6 +204,7 @@ typedef struct override_set {
     char **key;
     uint64_t *d;
     int *used;
+    const char **from;   /* the override file of each case */
     size_t n, cap;
 } override_set;
 
@@ -208,10 +236,12 @@ static int override_load(override_set *o, const char *path)
             char **k = realloc(o->key, cap * sizeof *k);
             uint64_t *d = k ? realloc(o->d, cap * sizeof *d) : NULL;
             int *u = d ? realloc(o->used, cap * sizeof *u) : NULL;
+            const char **fr = u ? realloc(o->from, cap * sizeof *fr) : NULL;
             if (k) o->key = k;
             if (d) o->d = d;
             if (u) o->used = u;
-            if (!k || !d || !u) {
+            if (fr) o->from = fr;
+            if (!k || !d || !u || !fr) {
                 fprintf(stderr, "out of memory\n");
                 mf_vec_close(r);
                 return -1;
@@ -223,6 +253,7 @@ static int override_load(override_set *o, const char *path)
         o->key[o->n] = strdup(key);
         o->d[o->n] = vc.d;
         o->used[o->n] = 0;
+        o->from[o->n] = path;
         o->n++;
     }
     if (rc != MF_VEC_EOF) {
@@ -254,6 +285,7 @@ static void override_free(override_set *o)
     free(o->key);
     free(o->d);
     free(o->used);
+    free(o->from);
 }
 
 int cmd_check(int argc, char **argv)
@@ -267,8 +299,11 @@ int cmd_check(int argc, char **argv)
     int skip_unknown = CLI_V(&a, check, skip_unknown).given > 0;
     long long max_errors = CLI_V(&a, check, errors).i;
     override_set ovr = {0};
-    const char *ovr_path = CLI_V(&a, check, override).s;
-    if (ovr_path && override_load(&ovr, ovr_path)) {
+    const cli_val *ovr_paths = &CLI_V(&a, check, override);
+    int ovr_bad = 0;
+    for (int f = 0; f < ovr_paths->n && !ovr_bad; f++)
+        ovr_bad = override_load(&ovr, ovr_paths->list[f]) != 0;
+    if (ovr_bad) {
         override_free(&ovr);
         cli_free(&a);
         return 2;
@@ -323,8 +358,7 @@ int cmd_check(int argc, char **argv)
             if (ov >= 0) {
                 ovr.used[ov]++;
                 if (ovr.used[ov] == 1)
-                    printf("%s:%ld: %s: d superseded by hardware measurement in %s\n", files[f], vc.line, in->name,
-                           ovr_path);
+                    printf("%s:%ld: %s: d superseded by %s\n", files[f], vc.line, in->name, ovr.from[ov]);
                 vc.d = ovr.d[ov];
             }
             if (mf_output_equal(in, d, vc.d)) {

@@ -243,24 +243,41 @@ int mf_t_fdpa_chunk_fast(const mf_instr *in, mf_format fc, uint64_t c, const uin
     return chunk_table[in->fa][in->fb](in, fc, c, a, b, L, e_sab, d);
 }
 
-/* Per table row: the specialized chunk function when the whole dot product
- * can take the fast path (T-FDPA, no scales), else NULL.  Filled once at
- * load time; read-only afterwards, so threads share it safely. */
-chunk_fn mf_t_fdpa_row_plan[1024];
-#define row_plan mf_t_fdpa_row_plan
+/* The specialized chunk function of a row when the whole dot product can
+ * take the fast path (T-FDPA, no scales), else NULL: from the row's fields
+ * alone. */
+static chunk_fn plan_of(const mf_instr *in)
+{
+    return in->family == MF_T_FDPA && fast_ok(in, in->fc) && fast_ok(in, in->fd) ? chunk_table[in->fa][in->fb] : NULL;
+}
+
+/* The plans of the table rows, filled once at load time; read-only
+ * afterwards, so threads share it safely.  Sized from the table itself. */
+enum {
+    TABLE_ROWS = 0
+#define MF_INSTR(...) +1
+#include "instr_table.def"
+#undef MF_INSTR
+};
+static chunk_fn row_plan[TABLE_ROWS];
 
 __attribute__((constructor)) static void build_row_plans(void)
 {
-    for (size_t i = 0; i < mf_instr_count && i < sizeof row_plan / sizeof row_plan[0]; i++) {
-        const mf_instr *in = &mf_instr_table[i];
-        row_plan[i] = in->family == MF_T_FDPA && fast_ok(in, in->fc) && fast_ok(in, in->fd)
-                          ? chunk_table[in->fa][in->fb] : NULL;
-    }
+    for (size_t i = 0; i < mf_instr_count && i < TABLE_ROWS; i++)
+        row_plan[i] = plan_of(&mf_instr_table[i]);
+}
+
+mf_chunk_fn mf_t_fdpa_plan(const mf_instr *in)
+{
+    uintptr_t p = (uintptr_t)in, t = (uintptr_t)mf_instr_table;
+    if (p >= t && p < t + mf_instr_count * sizeof *in && (p - t) % sizeof *in == 0)
+        return row_plan[(p - t) / sizeof *in];   /* a table row: its plan */
+    return plan_of(in);   /* a modified copy of a row (model variants): worked out from its fields */
 }
 
 int mf_t_fdpa_fast(const mf_instr *in, const mf_case *cs, uint64_t *d)
 {
-    chunk_fn fn = row_plan[in - mf_instr_table];
+    chunk_fn fn = mf_t_fdpa_plan(in);
     if (!fn)
         return 1;
     if (in->L == in->k)

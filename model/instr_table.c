@@ -4,28 +4,88 @@
  */
 #include "internal.h"
 
+#include <stdio.h>
 #include <string.h>
 
-static const char *const arch_names[MF_ARCH_COUNT] = {
-    "volta", "turing", "ampere", "ada", "hopper", "blackwell", "rtx_blackwell", "cdna1", "cdna2", "cdna3",
+/* The architecture table (rows in arch_table.def). */
+#define EV_(x) MF_EV_##x
+#define ZERO_(x) MF_ZERO_##x
+#define NAN_(x) MF_NAN_##x
+#define VENDOR_(x) MF_VENDOR_##x
+const mf_arch_info mf_arch_table[MF_ARCH_COUNT] = {
+#define MF_ARCH(ID, NAME, VENDOR, TARGET, CUDA_ARCHS, HIP_TARGET, WHY, ZERO, ZERO_EV, NAN, NAN_EV, EZ16, EZ16_EV,   \
+                EZ32, CC)                                                                                           \
+    [MF_ARCH_##ID] = {#NAME, VENDOR_(VENDOR), sizeof(TARGET) > 1 ? (TARGET) : NULL, CUDA_ARCHS, HIP_TARGET, WHY,     \
+                      ZERO_(ZERO), EV_(ZERO_EV), NAN_(NAN), EV_(NAN_EV), EZ16, EV_(EZ16_EV), EZ32, CC},
+#include "arch_table.def"
+#undef MF_ARCH
 };
+
+const mf_arch_info *mf_arch_get(mf_arch a)
+{
+    return (unsigned)a < MF_ARCH_COUNT ? &mf_arch_table[a] : NULL;
+}
 
 const char *mf_arch_name(mf_arch a)
 {
-    return (unsigned)a < MF_ARCH_COUNT ? arch_names[a] : "?";
+    return (unsigned)a < MF_ARCH_COUNT ? mf_arch_table[a].name : "?";
 }
 
 mf_arch mf_arch_by_name(const char *name)
 {
     for (int a = 0; a < MF_ARCH_COUNT; a++)
-        if (strcmp(arch_names[a], name) == 0)
+        if (strcmp(mf_arch_table[a].name, name) == 0)
             return (mf_arch)a;
     return MF_ARCH_COUNT;
 }
 
 int mf_arch_is_amd(mf_arch a)
 {
-    return a >= MF_ARCH_CDNA1 && a <= MF_ARCH_CDNA3;
+    return (unsigned)a < MF_ARCH_COUNT && mf_arch_table[a].vendor == MF_VENDOR_AMD;
+}
+
+mf_arch mf_arch_by_cuda_cc(int major, int minor)
+{
+    char exact[24], any[24];
+    snprintf(exact, sizeof exact, "%d.%d", major, minor);
+    snprintf(any, sizeof any, "%d.*", major);
+    for (int a = 0; a < MF_ARCH_COUNT; a++) {
+        const char *p = mf_arch_table[a].cuda_cc;
+        while (*p) {
+            size_t n = strcspn(p, " ");
+            if ((n == strlen(exact) && !strncmp(p, exact, n)) || (n == strlen(any) && !strncmp(p, any, n)))
+                return (mf_arch)a;
+            p += n;
+            p += *p == ' ';
+        }
+    }
+    return MF_ARCH_COUNT;
+}
+
+char *mf_arch_list(int vendor, char *buf, size_t len)
+{
+    size_t pos = 0;
+    if (len)
+        buf[0] = 0;
+    for (int a = 0; a < MF_ARCH_COUNT && pos < len; a++) {
+        if (vendor >= 0 && (int)mf_arch_table[a].vendor != vendor)
+            continue;
+        int n = snprintf(buf + pos, len - pos, "%s%s", pos ? ", " : "", mf_arch_table[a].name);
+        if (n < 0)
+            break;
+        pos += (size_t)n;
+    }
+    return buf;
+}
+
+const char *mf_evidence_name(mf_evidence e)
+{
+    switch (e) {
+    case MF_EV_HW: return "hw";
+    case MF_EV_PEER: return "MMA-Sim 2.1.1";
+    case MF_EV_PEER_KM: return "MMA-Sim 2.1.1 + Khattak-Mikaitis";
+    default: return "-";
+    }
 }
 
 const char *mf_family_name(mf_family f)
@@ -43,38 +103,34 @@ const char *mf_rho_name(mf_rho r)
 }
 
 #define FMT_(x) MF_FMT_##x
-#define MF_ARCH_ID_volta MF_ARCH_VOLTA
-#define MF_ARCH_ID_turing MF_ARCH_TURING
-#define MF_ARCH_ID_ampere MF_ARCH_AMPERE
-#define MF_ARCH_ID_ada MF_ARCH_ADA
-#define MF_ARCH_ID_hopper MF_ARCH_HOPPER
-#define MF_ARCH_ID_blackwell MF_ARCH_BLACKWELL
-#define MF_ARCH_ID_rtx_blackwell MF_ARCH_RTX_BLACKWELL
-#define MF_ARCH_ID_cdna1 MF_ARCH_CDNA1
-#define MF_ARCH_ID_cdna2 MF_ARCH_CDNA2
-#define MF_ARCH_ID_cdna3 MF_ARCH_CDNA3
 
+/* Per architecture, as constant expressions for the row initializers below:
+ * its rules (arch_table.def), named MF_A_<field>_<name>. */
+enum {
+#define MF_ARCH(ID, NAME, VENDOR, TARGET, CUDA_ARCHS, HIP_TARGET, WHY, ZERO, ZERO_EV, NAN, NAN_EV, EZ16, EZ16_EV,   \
+                EZ32, CC)                                                                                           \
+    MF_A_ID_##NAME = MF_ARCH_##ID, MF_A_ZERO_PLUS_##NAME = ZERO_(ZERO) == MF_ZERO_PLUS,                                \
+    MF_A_NAN_ANY_##NAME = NAN_(NAN) == MF_NAN_ANY, MF_A_EZ16_##NAME = EZ16, MF_A_EZ32_##NAME = EZ32,
+#include "arch_table.def"
+#undef MF_ARCH
+};
 
-/* Architecture specifics that are not parameters of a family.
- *
- * Zero sign of the truncated fused sums (DOMAIN section 3, T-FDPA step 8:
- * "the sign of an exact zero result is one of the things hardware must
- * decide").  MMA-Sim keeps the sign of a negative sum that rounds to zero
- * (-0).  On an H100, every hopper T-FDPA instruction (mma.sync, wgmma, and
- * the HMMA steps of fp8 mma.sync) returns +0 instead: 6,453 minimized
- * mismatches of 17 instructions, e.g. mma.m16n8k16.f16.f16.f16.f16 with c=0,
- * a0=0c00 (2^-12), b0=8800 (-2^-13): -2^-25 rounds to zero, H100 gives 0000
- * (corpus/findings/h100/).  Other architectures keep MMA-Sim's rule until
- * measured. */
-#define ZERO_PLUS(arch) ((arch) == MF_ARCH_HOPPER)
+/* E_ZERO written EZ_D in a row: the architecture's e_zero for the row's
+ * output format D (as MMA-Sim 2.1.1 keys it). */
+#define EZ_D 0x7fff
+#define ROW_EZ(ARCH, D, EZ)                                                                                      \
+    ((EZ) != EZ_D ? (EZ) : FMT_(D) == MF_FMT_F16 ? MF_A_EZ16_##ARCH : MF_A_EZ32_##ARCH)
 
+/* The rows.  Each row's effective rules are filled here from its
+ * architecture's (zero_plus, nan_any, e_zero), so that evaluation reads only
+ * the row it is given: a modified copy of a row is evaluated as written. */
 const mf_instr mf_instr_table[] = {
 #define MF_INSTR(ARCH, Q, M, N, K, A, B, C, D, S, BLOCK, FAM, F, L, EZ, X, RHO, STATUS)                     \
-    {#ARCH "/" Q, Q, MF_ARCH_ID_##ARCH, M, N, K, FMT_(A), FMT_(B), FMT_(C), FMT_(D), FMT_(S), BLOCK, FAM, F, L,  \
-     EZ, X, RHO, STATUS,                                                                                     \
-     /* NaN payloads are modelled only for NVIDIA non-FP64 outputs (VECTORS.md) */                          \
-     (MF_ARCH_ID_##ARCH >= MF_ARCH_CDNA1) || FMT_(D) == MF_FMT_F64,                                             \
-     ZERO_PLUS(MF_ARCH_ID_##ARCH),                                                                              \
+    {#ARCH "/" Q, Q, (mf_arch)MF_A_ID_##ARCH, M, N, K, FMT_(A), FMT_(B), FMT_(C), FMT_(D), FMT_(S), BLOCK, FAM, F, L, \
+     ROW_EZ(ARCH, D, EZ), X, RHO, STATUS,                                                                      \
+     /* NaN payloads are modelled only for non-FP64 outputs of PAYLOAD architectures (VECTORS.md) */          \
+     MF_A_NAN_ANY_##ARCH || FMT_(D) == MF_FMT_F64,                                                             \
+     MF_A_ZERO_PLUS_##ARCH,                                                                                    \
      (BLOCK) ? (K) / ((BLOCK) ? (BLOCK) : 1) : 0},
 #include "instr_table.def"
 #undef MF_INSTR

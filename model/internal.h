@@ -206,11 +206,12 @@ uint64_t mf_eval_tr_fdpa(const mf_instr *in, const mf_case *cs, const mf_trace *
 int mf_t_fdpa_chunk_fast(const mf_instr *in, mf_format fc, uint64_t c, const uint64_t *a, const uint64_t *b, int L,
                          int e_sab, uint64_t *d);
 
-/* The specialized chunk function of each table row that can take the
- * all-finite T-FDPA path whole, or NULL (family_tfdpa_fast.c). */
+/* The specialized chunk function of a row (a table row or a modified copy of
+ * one) that can take the all-finite T-FDPA path whole, or NULL
+ * (family_tfdpa_fast.c). */
 typedef int (*mf_chunk_fn)(const mf_instr *, mf_format, uint64_t, const uint64_t *, const uint64_t *, int, int,
                            uint64_t *);
-extern mf_chunk_fn mf_t_fdpa_row_plan[1024];
+mf_chunk_fn mf_t_fdpa_plan(const mf_instr *in);
 
 /* Whole T-FDPA dot product on the fast path (no scales).  @return 0 with *d,
  * or 1 if any chunk needs the general path (the caller then starts over). */

@@ -88,25 +88,72 @@ mf_value mf_decode(mf_format f, uint64_t x);
 
 /* --------------------------------------------------------- architectures */
 
+/* The architectures, one per row of arch_table.def (in its order). */
 typedef enum mf_arch {
-    MF_ARCH_VOLTA,
-    MF_ARCH_TURING,
-    MF_ARCH_AMPERE,
-    MF_ARCH_ADA,
-    MF_ARCH_HOPPER,
-    MF_ARCH_BLACKWELL,
-    MF_ARCH_RTX_BLACKWELL,
-    MF_ARCH_CDNA1,
-    MF_ARCH_CDNA2,
-    MF_ARCH_CDNA3,
+#define MF_ARCH(ID, ...) MF_ARCH_##ID,
+#include "arch_table.def"
+#undef MF_ARCH
     MF_ARCH_COUNT
 } mf_arch;
 
+typedef enum mf_vendor { MF_VENDOR_NVIDIA, MF_VENDOR_AMD } mf_vendor;
+
+/* Sign of a fused (T-FDPA family) sum that rounds to zero. */
+typedef enum mf_zero_rule {
+    MF_ZERO_SUM_SIGN, /* the sum's sign: -0 for a negative sum (IEEE, MMA-Sim 2.0.2) */
+    MF_ZERO_PLUS      /* +0 whatever the sign (H100; MMA-Sim 2.1.1 on every NVIDIA arch) */
+} mf_zero_rule;
+
+/* How outputs that are NaN compare (shared/VECTORS.md "Comparing"). */
+typedef enum mf_nan_rule {
+    MF_NAN_PAYLOAD, /* the canonical NaN bits must match (FP64 outputs excepted) */
+    MF_NAN_ANY      /* any NaN equals any NaN */
+} mf_nan_rule;
+
+/* What a rule of an architecture rests on (README "Findings"). */
+typedef enum mf_evidence {
+    MF_EV_NONE = 0,    /* the rule does not apply */
+    MF_EV_PEER = 1,    /* MMA-Sim 2.1.1 alone */
+    MF_EV_PEER_KM = 2, /* MMA-Sim 2.1.1 and the Khattak-Mikaitis models */
+    MF_EV_HW = 3       /* measured on hardware by this project */
+} mf_evidence;
+
+/* One row of arch_table.def. */
+typedef struct mf_arch_info {
+    const char *name;          /* "hopper" */
+    mf_vendor vendor;
+    const char *target;        /* compilation target of its rows ("sm_90a", "gfx942"); NULL if none */
+    const char *cuda_archs;    /* CMAKE_CUDA_ARCHITECTURES values of the target ("80;86"), "" if not CUDA */
+    const char *hip_target;    /* "gfx942", "" if not HIP */
+    const char *no_target_why; /* why target is NULL ("" otherwise) */
+    mf_zero_rule zero;
+    mf_evidence zero_ev;
+    mf_nan_rule nan;
+    mf_evidence nan_ev;
+    int16_t e_zero_f16;        /* e_zero of T-FDPA rows with an f16 output (D) */
+    mf_evidence e_zero_f16_ev;
+    int16_t e_zero_f32;        /* e_zero of T-FDPA rows with an f32 output (D) */
+    const char *cuda_cc;       /* compute capabilities run as this arch ("8.0 8.6", "10.*"), "" if none */
+} mf_arch_info;
+
+/* The architecture table, indexed by mf_arch. */
+extern const mf_arch_info mf_arch_table[MF_ARCH_COUNT];
+
+/* @return the row of architecture a, or NULL when a >= MF_ARCH_COUNT. */
+const mf_arch_info *mf_arch_get(mf_arch a);
 const char *mf_arch_name(mf_arch a);
 /* @return the arch named `name`, or MF_ARCH_COUNT. */
 mf_arch mf_arch_by_name(const char *name);
-/* @return 1 for AMD architectures. */
+/* @return 1 for AMD architectures (the vendor column of the table). */
 int mf_arch_is_amd(mf_arch a);
+/* @return the NVIDIA arch whose cuda_cc names compute capability major.minor,
+ * or MF_ARCH_COUNT. */
+mf_arch mf_arch_by_cuda_cc(int major, int minor);
+/* Write the names of the architectures of `vendor` (an mf_vendor; -1: all),
+ * ", "-separated, into buf (for messages).  @return buf. */
+char *mf_arch_list(int vendor, char *buf, size_t len);
+/* "hw", "MMA-Sim 2.1.1", "MMA-Sim 2.1.1 + Khattak-Mikaitis", "-" */
+const char *mf_evidence_name(mf_evidence e);
 
 /* ------------------------------------------------------------- families */
 
@@ -163,9 +210,10 @@ typedef struct mf_instr {
     int16_t x;             /* P (FTZ-Mul-Add), G (GST), F2 (TR/GTR); else 0 */
     mf_rho rho;
     mf_status status;
-    uint8_t nan_any;       /* 1: any NaN equals any NaN (FP64, AMD) */
+    uint8_t nan_any;       /* 1: any NaN equals any NaN (FP64, and the arch's NaN
+                              rule, arch_table.def) */
     uint8_t zero_plus;     /* 1: a fused sum that rounds to zero gives +0, whatever
-                              its sign (measured on H100; see instr_table.c) */
+                              its sign (the arch's zero rule, arch_table.def) */
     uint16_t n_scales;     /* K / block, or 0 */
 } mf_instr;
 
@@ -211,7 +259,9 @@ typedef struct mf_trace {
 /* ---------------------------------------------------------------- eval */
 
 /* Evaluate one output element of instruction `in` on case `cs`.
- * Precondition: `in` is a table row.  @return d as a bit pattern of in->fd. */
+ * `in` is a table row or a modified copy of one: only the fields of *in are
+ * read (nothing is looked up by row position or by name).
+ * @return d as a bit pattern of in->fd. */
 uint64_t mf_eval(const mf_instr *in, const mf_case *cs);
 
 /* Same as mf_eval, with an account of each step written to `tr` (may be NULL). */

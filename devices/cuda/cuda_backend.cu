@@ -50,17 +50,15 @@ struct Impl {
     int streams_ready;
 };
 
-/* The table architecture and wrapper target of a compute capability. */
+/* The table architecture and wrapper target of a compute capability
+ * (the CC and TARGET columns of model/arch_table.def). */
 const char *target_of(int major, int minor, mf_arch *arch)
 {
-    if (major == 7 && minor == 5) { *arch = MF_ARCH_TURING; return "sm_75"; }
-    if (major == 8 && (minor == 0 || minor == 6 || minor == 7)) { *arch = MF_ARCH_AMPERE; return "sm_80"; }
-    if (major == 8 && minor == 9) { *arch = MF_ARCH_ADA; return "sm_89"; }
-    if (major == 9 && minor == 0) { *arch = MF_ARCH_HOPPER; return "sm_90a"; }
-    if (major == 10) { *arch = MF_ARCH_BLACKWELL; return "sm_100a"; }
-    if (major == 12) { *arch = MF_ARCH_RTX_BLACKWELL; return "sm_120a"; }
-    *arch = MF_ARCH_COUNT;
-    return NULL;
+    *arch = mf_arch_by_cuda_cc(major, minor);
+    const mf_arch_info *ai = mf_arch_get(*arch);
+    if (!ai || !ai->target)
+        *arch = MF_ARCH_COUNT;
+    return *arch == MF_ARCH_COUNT ? NULL : ai->target;
 }
 
 int find_kernel(const Impl *im, const mf_instr *in, const char *variant)

@@ -1,7 +1,7 @@
 /*
  * gen_wrappers.c - writes the CUDA wrappers from the instruction table.
  *
- * usage: gen_wrappers OUTDIR TARGET...     (TARGET: sm_75, sm_80, sm_89, sm_90a, ...)
+ * usage: gen_wrappers OUTDIR TARGET...     (TARGET: the TARGET of an NVIDIA row of model/arch_table.def)
  *
  * For every table row whose compilation target (mf_device_target) is one of
  * TARGETs and that has a PTX form (layout.h), it writes into

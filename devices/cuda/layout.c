@@ -220,7 +220,7 @@ int mf_sass_expect(const mf_instr *in, const mf_variant *v, char *buf, size_t le
         if (in->fa == MF_FMT_F64) {
             /* FP64 tensor core, one DMMA of the same shape; sm_80/sm_89 spell
              * m8n8k4 "DMMA.884", sm_90 and later write "DMMA.8x8x4", "DMMA.16x8x16" */
-            if (in->arch >= MF_ARCH_HOPPER)
+            if (in->arch != MF_ARCH_AMPERE && in->arch != MF_ARCH_ADA)
                 n = snprintf(buf, len, "DMMA.%dx%dx%d", in->m, in->n, in->k);
             else
                 n = snprintf(buf, len, "DMMA.%d%d%d", in->m, in->n, in->k);

@@ -1,7 +1,7 @@
 /*
  * gen_mfma.c - writes the HIP MFMA wrappers from the instruction table.
  *
- * usage: gen_mfma OUTDIR ARCH...        (ARCH: cdna1, cdna2, cdna3)
+ * usage: gen_mfma OUTDIR ARCH...        (ARCH: an AMD row of model/arch_table.def)
  *
  * For every table row of each ARCH it writes one MF_MFMA_KERNEL line into
  * OUTDIR/mfma_<ARCH>.hip: the kernel symbol, the builtin and the operand
@@ -101,13 +101,18 @@ static int write_arch(const char *outdir, mf_arch arch)
 int main(int argc, char **argv)
 {
     if (argc < 3) {
-        fprintf(stderr, "usage: gen_mfma OUTDIR ARCH...   (ARCH: cdna1, cdna2, cdna3)\n");
+        fprintf(stderr, "usage: gen_mfma OUTDIR ARCH...   (ARCH: an AMD row of model/arch_table.def)\n");
         return 2;
     }
     for (int i = 2; i < argc; i++) {
         mf_arch a = mf_arch_by_name(argv[i]);
         if (a == MF_ARCH_COUNT || !mf_arch_is_amd(a)) {
-            fprintf(stderr, "gen_mfma: '%s' is not an AMD architecture (cdna1, cdna2, cdna3)\n", argv[i]);
+            char amd[128] = "";
+            for (int b = 0; b < MF_ARCH_COUNT; b++)
+                if (mf_arch_is_amd((mf_arch)b))
+                    snprintf(amd + strlen(amd), sizeof amd - strlen(amd), "%s%s", *amd ? ", " : "",
+                             mf_arch_name((mf_arch)b));
+            fprintf(stderr, "gen_mfma: '%s' is not an AMD architecture (%s)\n", argv[i], amd);
             return 2;
         }
         int rc = write_arch(argv[1], a);

@@ -262,16 +262,21 @@ int mf_hip_backend_open(int index, mf_device *dev, char *err, size_t errlen)
     char gfx[32];
     snprintf(gfx, sizeof gfx, "%.*s", (int)strcspn(prop.gcnArchName, ":"), prop.gcnArchName);
     mf_arch arch = MF_ARCH_COUNT;
-    for (int a = MF_ARCH_CDNA1; a <= MF_ARCH_CDNA3; a++) {
-        const char *t = arch_target((mf_arch)a);
+    for (int a = 0; a < MF_ARCH_COUNT; a++) {   /* the AMD rows of model/arch_table.def */
+        const char *t = mf_arch_is_amd((mf_arch)a) ? arch_target((mf_arch)a) : NULL;
         if (t && !strcmp(t, gfx))
             arch = (mf_arch)a;
     }
     char built[128];
     built_targets(built, sizeof built);
     if (arch == MF_ARCH_COUNT) {
-        snprintf(err, errlen, "hip:%d: %s (%s) is not a target of the instruction table (gfx908 cdna1, gfx90a cdna2, "
-                              "gfx942 cdna3)", index, prop.name, gfx);
+        char targets[256] = "";
+        for (int a = 0; a < MF_ARCH_COUNT; a++)
+            if (mf_arch_is_amd((mf_arch)a))
+                snprintf(targets + strlen(targets), sizeof targets - strlen(targets), "%s%s %s", *targets ? ", " : "",
+                         mf_arch_get((mf_arch)a)->hip_target, mf_arch_name((mf_arch)a));
+        snprintf(err, errlen, "hip:%d: %s (%s) is not a target of the architecture table (%s)", index, prop.name, gfx,
+                 targets);
         return MF_DEV_ERR_NO_DEVICE;
     }
     const mf_hip_code_object *co = find_code_object(gfx);

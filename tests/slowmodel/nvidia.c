@@ -59,7 +59,7 @@ static uint64_t fused_sum(const mf_instr *in, term *t, int n)
        the sign to hardware).  A non-zero sum that rounds to zero keeps its
        sign (sm_round_pack). */
     uint64_t d = sm_round_pack(f, &sum, prec, mode, 0);
-    /* rows marked zero_plus (hopper, measured on an H100): a sum that
+    /* rows marked zero_plus (the zero rule of their architecture, arch_table.def): a sum that
        rounds to zero gives +0 too */
     if (in->zero_plus && sm_decode(f, d).cls == SM_ZERO)
         d = 0;

@@ -15,6 +15,9 @@ int cmd_record(int argc, char **argv);
 int cmd_run(int argc, char **argv);
 int cmd_replay(int argc, char **argv);
 int cmd_shrink(int argc, char **argv);
+int cmd_triage(int argc, char **argv);
+int cmd_probe(int argc, char **argv);
+int cmd_fit(int argc, char **argv);
 
 /* Parse a libFuzzer-style numeric option "-name=N" or "-name N" / "--name N".
  * @return 1 if argv[*i] is that option (value stored, *i advanced), 0 if

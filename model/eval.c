@@ -33,8 +33,7 @@ uint64_t mf_eval_trace(const mf_instr *in, const mf_case *cs, const mf_trace *tr
 uint64_t mf_eval(const mf_instr *in, const mf_case *cs)
 {
     uint64_t d;
-    size_t row = (size_t)(in - mf_instr_table);
-    mf_chunk_fn fn = mf_t_fdpa_row_plan[row];
+    mf_chunk_fn fn = mf_t_fdpa_plan(in);  /* any row, table row or modified copy */
     if (fn && in->L == in->k) {  /* one chunk: call it directly */
         if (fn(in, in->fc, cs->c, cs->a, cs->b, in->k, 0, &d) == 0)
             return d;

@@ -258,9 +258,20 @@ __attribute__((constructor)) static void build_row_plans(void)
     }
 }
 
+chunk_fn mf_t_fdpa_plan(const mf_instr *in)
+{
+    /* compare addresses as integers: a copy of a row is no element of the table */
+    uintptr_t p = (uintptr_t)in, t0 = (uintptr_t)mf_instr_table;
+    if (p >= t0 && p < t0 + mf_instr_count * sizeof *in && (p - t0) % sizeof *in == 0 &&
+        (size_t)(in - mf_instr_table) < sizeof row_plan / sizeof row_plan[0])
+        return row_plan[in - mf_instr_table];
+    return in->family == MF_T_FDPA && fast_ok(in, in->fc) && fast_ok(in, in->fd) ? chunk_table[in->fa][in->fb]
+                                                                                   : NULL;
+}
+
 int mf_t_fdpa_fast(const mf_instr *in, const mf_case *cs, uint64_t *d)
 {
-    chunk_fn fn = row_plan[in - mf_instr_table];
+    chunk_fn fn = mf_t_fdpa_plan(in);
     if (!fn)
         return 1;
     if (in->L == in->k)

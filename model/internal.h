@@ -211,6 +211,9 @@ int mf_t_fdpa_chunk_fast(const mf_instr *in, mf_format fc, uint64_t c, const uin
 typedef int (*mf_chunk_fn)(const mf_instr *, mf_format, uint64_t, const uint64_t *, const uint64_t *, int, int,
                            uint64_t *);
 extern mf_chunk_fn mf_t_fdpa_row_plan[1024];
+/* The plan of any row: a table row's entry of mf_t_fdpa_row_plan, computed
+ * for a modified copy of a row (harness/refine evaluates such copies). */
+mf_chunk_fn mf_t_fdpa_plan(const mf_instr *in);
 
 /* Whole T-FDPA dot product on the fast path (no scales).  @return 0 with *d,
  * or 1 if any chunk needs the general path (the caller then starts over). */

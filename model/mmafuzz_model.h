@@ -211,7 +211,8 @@ typedef struct mf_trace {
 /* ---------------------------------------------------------------- eval */
 
 /* Evaluate one output element of instruction `in` on case `cs`.
- * Precondition: `in` is a table row.  @return d as a bit pattern of in->fd. */
+ * Precondition: `in` is a table row, or a copy of one with changed parameters
+ * (harness/refine evaluates such variants).  @return d as a bit pattern of in->fd. */
 uint64_t mf_eval(const mf_instr *in, const mf_case *cs);
 
 /* Same as mf_eval, with an account of each step written to `tr` (may be NULL). */

@@ -174,7 +174,7 @@ static int lanes_ok(const mf_instr *in, int k)
         return 0;
     int L;
     if (in->family == MF_T_FDPA) {
-        if (k % in->L || k / in->L > MF_KMAX / 4 || !mf_t_fdpa_row_plan[in - mf_instr_table])
+        if (k % in->L || k / in->L > MF_KMAX / 4 || !mf_t_fdpa_plan(in))
             return 0;   /* the row plan: the fast formats, F and rho of chunk_core */
         L = in->L;
     } else if (in->family == MF_F16_EMU) {

@@ -346,14 +346,13 @@ void rf_bucket_of(const mf_instr *in, const rf_catalogue *cat, const mf_case *cs
     int n = snprintf(out->key, sizeof out->key, "%s|%s|", in->name, sig);
     out->explained = !rf_set_empty(&s);
     if (out->explained) {
-        /* keyed on the variants' descriptions, not on their positions in the catalogue */
-        size_t o = (size_t)n;
-        o += (size_t)snprintf(out->key + o, sizeof out->key - o, "E:");
-        uint64_t h = 0;
-        for (int i = 0; i < cat->n; i++)
-            if (rf_set_has(&s, i))
-                h = XXH3_64bits_withSeed(cat->v[i].what, strlen(cat->v[i].what), h);
-        snprintf(out->key + o, sizeof out->key - o, "%016llx", (unsigned long long)h);
+        /* keyed on the primary cause: the first explaining variant in catalogue order (single
+         * parameters before families and other architectures' rows), by its description, so
+         * that the key does not depend on the catalogue's positions */
+        int first = 0;
+        while (!rf_set_has(&s, first))
+            first++;
+        snprintf(out->key + n, sizeof out->key - (size_t)n, "E:%s", cat->v[first].what);
         rf_explain_words(cat, &s, out->words, sizeof out->words);
     } else {
         char fp[200];

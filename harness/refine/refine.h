@@ -8,8 +8,10 @@
  * architecture; each variant is a modified copy of the row (struct mf_instr)
  * evaluated with mf_eval.  The *explanation* of a case (device output d) is
  * the set of variants whose output equals d; the *bucket* of a case is
- * (instruction, signature class, explanation), or, when no variant explains
- * it, (instruction, signature class, fingerprint of the case).  Both depend
+ * (instruction, signature class, explanation), where the explanation is
+ * keyed by its primary cause (the first explaining variant: single
+ * parameters first, then families, then other architectures' rows), or, when
+ * no variant explains it, (instruction, signature class, fingerprint).  Both depend
  * on the case alone.
  *
  * Library only: no I/O.  Used by `mmafuzz triage`, `probe`, `fit` and `run`.
@@ -98,7 +100,7 @@ char *rf_explain_words(const rf_catalogue *cat, const rf_set *s, char *buf, size
 
 typedef struct rf_bucket {
     char id[RF_BUCKET_ID];  /* XXH3-64 of key, hex */
-    char key[400];          /* "INSTR|SIGNATURE|E:hex" or "INSTR|SIGNATURE|U:fingerprint" */
+    char key[400];          /* "INSTR|SIGNATURE|E:primary cause" or "INSTR|SIGNATURE|U:fingerprint" */
     char words[300];        /* the explanation in words, or the fingerprint */
     int explained;
 } rf_bucket;

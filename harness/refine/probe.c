@@ -172,8 +172,9 @@ static int build_case(const rf_probe_def *p, const mf_instr *in, const rf_probe_
             return 1;
         return rf_exact(in->fd, 0, 1, -j, expect) ? 1 : 0;
     case PB_ZERO_SIGN:
-        /* a negative product below half the smallest subnormal of D, in the last chunk */
-        for (int e = in->fd == MF_FMT_F16 ? -26 : in->fd == MF_FMT_F32 ? -151 : -1076; e > -1200; e--)
+        /* a negative product of at most half the smallest subnormal of D (a tie rounds to
+         * even, zero; toward zero anything below it), in the last chunk */
+        for (int e = in->fd == MF_FMT_F16 ? -25 : in->fd == MF_FMT_F32 ? -150 : -1075; e > -1200; e--)
             if (prod_pow2(in, 1, e, &cs->a[K - 1], &cs->b[K - 1]) == 0) {
                 *expect = UINT64_C(1) << (mf_format_get(in->fd)->bits - 1);  /* -0 */
                 return 0;

@@ -261,6 +261,7 @@ int cmd_fit(int argc, char **argv)
     double ts = now();
     rf_space_filter(&sp, &data, &evals);
     double search_s = now() - ts;
+    long long search_evals = evals;
     uint64_t rng = (uint64_t)seed * 0x2545F4914F6CDD1DULL + 7;
     static rf_cases extra;  /* separating cases found (without a device) */
     int rounds = 0, status = 0;
@@ -304,9 +305,8 @@ int cmd_fit(int argc, char **argv)
     double total_s = now() - t0;
     printf("fit %s from %s's row: %zu cases (%ld from files, %ld probes, %ld random, %ld separating on the device)\n",
            target->name, mf_arch_name(start->arch), data.n, fc.from_files, probe_cases, random_cases, sep_cases);
-    printf("searched %zu rows; %lld candidate evaluations, search %.3f s (%.3g evaluations/s), total %.2f s\n",
-           searched, evals, search_s, total_s > 0 ? (double)evals / total_s : 0.0,
-           total_s);
+    printf("searched %zu rows: %lld candidate evaluations in %.3f s (%.3g/s); %lld in all, total %.2f s\n",
+           searched, search_evals, search_s, search_s > 0 ? (double)search_evals / search_s : 0.0, evals, total_s);
     rf_row table_row = rf_row_of(target), start_row = rf_row_of(start);
     const rf_row *chosen = NULL;
     char diff[400];

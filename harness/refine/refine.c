@@ -82,6 +82,33 @@ static int valid_L(const mf_instr *in, int L)
     return L >= 1 && L <= in->k && in->k % L == 0 && (!in->block || L % in->block == 0 || in->block % L == 0);
 }
 
+static void add_F(rf_catalogue *cat, const rf_row *b, int d)
+{
+    rf_row r = *b;
+    if (b->in.F + d < 1)
+        return;
+    r.in.F = (int16_t)(b->in.F + d);
+    add(cat, RF_F, &r, "F = %d instead of %d", r.in.F, b->in.F);
+}
+
+static void add_L(rf_catalogue *cat, const rf_row *b, int L)
+{
+    const mf_instr *base = &b->in;
+    int seen = 0;
+    for (int i = 0; i < cat->n; i++)
+        seen |= cat->v[i].kind == RF_L && cat->v[i].row.in.L == L;
+    if (seen || L == base->L || !valid_L(base, L) || (base->family == MF_F16_EMU && L * 2 < base->k))
+        return;
+    rf_row r = *b;
+    r.in.L = (int16_t)L;
+    add(cat, RF_L, &r, "chunk length %d instead of %d", L, base->L);
+}
+
+/* The catalogue in order of plausibility: the primary cause of a bucket is the
+ * first variant that explains its case, so the rules that touch only special
+ * outcomes (zero sign, NaN) come first, then the smallest change of each
+ * parameter, then the other architectures' rows (several differences at
+ * once), then larger changes, chunk order and other families. */
 void rf_catalogue_build(const mf_instr *base, rf_catalogue *cat)
 {
     memset(cat, 0, sizeof *cat);
@@ -89,32 +116,59 @@ void rf_catalogue_build(const mf_instr *base, rf_catalogue *cat)
     const rf_row b = rf_row_of(base);
     rf_row r;
     mf_family fam = base->family;
-    if (uses_F(fam))
-        for (int d = -3; d <= 3; d++) {
-            if (!d || base->F + d < 1)
-                continue;
-            r = b;
-            r.in.F = (int16_t)(base->F + d);
-            add(cat, RF_F, &r, "F = %d instead of %d", r.in.F, base->F);
-        }
-    if (chunked(fam)) {
-        int Ls[3] = {base->L / 2, base->L * 2, base->k};
-        for (int i = 0; i < 3; i++) {
-            int L = Ls[i];
-            int dup = L == base->L || (i == 2 && (L == Ls[0] || L == Ls[1]));
-            if (dup || !valid_L(base, L) || (fam == MF_F16_EMU && L * 2 < base->k))
-                continue;
-            r = b;
-            r.in.L = (int16_t)L;
-            add(cat, RF_L, &r, "chunk length %d instead of %d", L, base->L);
-        }
+    int nv = fam == MF_T_FDPA || fam == MF_ST_FDPA || fam == MF_GST_FDPA || fam == MF_F16_EMU;
+    if (nv) {
+        r = b;
+        r.in.zero_plus = !base->zero_plus;
+        add(cat, RF_ZERO_SIGN, &r, "%s", r.in.zero_plus ? "a sum rounding to zero gives +0"
+                                                        : "a sum rounding to zero keeps its sign");
+    }
+    r = b;
+    r.in.nan_any = !base->nan_any;
+    add(cat, RF_NAN, &r, "%s", r.in.nan_any ? "NaN payloads not compared" : "NaN canonical");
+    if (uses_F(fam)) {
+        add_F(cat, &b, +1);
+        add_F(cat, &b, -1);
     }
     if (uses_ezero(fam))
-        for (int d = -1; d <= 1; d += 2) {
+        for (int d = 1; d >= -1; d -= 2) {
             r = b;
             r.in.e_zero = (int16_t)(base->e_zero + d);
             add(cat, RF_EZERO, &r, "e_zero = %d instead of %d", r.in.e_zero, base->e_zero);
         }
+    if (chunked(fam)) {
+        add_L(cat, &b, base->L * 2);
+        add_L(cat, &b, base->L / 2);
+    }
+    if (nv) {
+        static const mf_rho f32_rhos[] = {MF_RZ_FP32, MF_RZ_E8M13, MF_RNE};
+        int nr = base->fd == MF_FMT_F32 ? 3 : 0;
+        for (int i = 0; i < nr; i++)
+            if (f32_rhos[i] != base->rho) {
+                r = b;
+                r.in.rho = f32_rhos[i];
+                add(cat, RF_RHO, &r, "rounding %s instead of %s", mf_rho_name(f32_rhos[i]), mf_rho_name(base->rho));
+            }
+    }
+    /* the same qualifier on the other architectures: several parameters at once */
+    for (int a = 0; a < MF_ARCH_COUNT; a++) {
+        if (a == (int)base->arch)
+            continue;
+        const mf_instr *t = mf_instr_on_arch(base, (mf_arch)a);
+        if (!t)
+            continue;
+        r = rf_row_of(t);
+        rf_variant *v = add(cat, RF_ARCH, &r, "behaves like %s's row", mf_arch_name(t->arch));
+        if (v)
+            v->table_row = t;
+    }
+    if (uses_F(fam))
+        for (int d = 2; d <= 3; d++) {
+            add_F(cat, &b, +d);
+            add_F(cat, &b, -d);
+        }
+    if (chunked(fam))
+        add_L(cat, &b, base->k);
     if (fam == MF_FTZ_MUL_ADD && (base->x == 2 || base->x == 4)) {
         r = b;
         r.in.x = (int16_t)(6 - base->x);
@@ -126,25 +180,6 @@ void rf_catalogue_build(const mf_instr *base, rf_catalogue *cat)
             add(cat, RF_X, &r, "F2 = %d instead of %d", r.in.x, base->x);
         }
     }
-    if (fam == MF_T_FDPA || fam == MF_ST_FDPA || fam == MF_GST_FDPA || fam == MF_F16_EMU) {
-        static const mf_rho f32_rhos[] = {MF_RZ_FP32, MF_RZ_E8M13, MF_RNE};
-        static const mf_rho f16_rhos[] = {MF_RNE_FP16};
-        const mf_rho *rs = base->fd == MF_FMT_F32 ? f32_rhos : f16_rhos;
-        int nr = base->fd == MF_FMT_F32 ? 3 : base->fd == MF_FMT_F16 ? 1 : 0;
-        for (int i = 0; i < nr; i++)
-            if (rs[i] != base->rho) {
-                r = b;
-                r.in.rho = rs[i];
-                add(cat, RF_RHO, &r, "rounding %s instead of %s", mf_rho_name(rs[i]), mf_rho_name(base->rho));
-            }
-        r = b;
-        r.in.zero_plus = !base->zero_plus;
-        add(cat, RF_ZERO_SIGN, &r, "%s", r.in.zero_plus ? "a sum rounding to zero gives +0"
-                                                        : "a sum rounding to zero keeps its sign");
-    }
-    r = b;
-    r.in.nan_any = !base->nan_any;
-    add(cat, RF_NAN, &r, "%s", r.in.nan_any ? "NaN payloads not compared" : "NaN canonical");
     if (chunked(fam) && !base->n_scales && base->L < base->k && fam != MF_F16_EMU) {
         r = b;
         r.reverse = 1;
@@ -178,17 +213,6 @@ void rf_catalogue_build(const mf_instr *base, rf_catalogue *cat)
         r.in.zero_plus = best->zero_plus;
         r.in.nan_any = best->nan_any;
         add(cat, RF_FAMILY, &r, "family %s (parameters of %s)", mf_family_name(best->family), best->name);
-    }
-    for (int a = 0; a < MF_ARCH_COUNT; a++) {
-        if (a == (int)base->arch)
-            continue;
-        const mf_instr *t = mf_instr_on_arch(base, (mf_arch)a);
-        if (!t)
-            continue;
-        r = rf_row_of(t);
-        rf_variant *v = add(cat, RF_ARCH, &r, "behaves like %s's row", mf_arch_name(t->arch));
-        if (v)
-            v->table_row = t;
     }
 }
 

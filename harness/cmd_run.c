@@ -10,6 +10,7 @@
  * rotate, so memory stays flat however long the run.
  */
 #include "cli.h"
+#include "buckets.h"
 #include "mf_device.h"
 #include "run_fs.h"
 #include "run_gen.h"
@@ -51,6 +52,7 @@ typedef struct run_opts {
     char mix_text[160];
     long long batch;          /* cases per batch */
     long long minimize;       /* mismatches handled per batch */
+    long long per_bucket;     /* disagreements minimized and filed per bucket and process */
     const char *resume;
     double report_period;
 } run_opts;
@@ -136,6 +138,8 @@ static void run_usage(FILE *f)
             "                      (uniform window cancel special boundary table mutate; default all)\n"
             "  -batch N            cases per device batch (default 4194304; three batches in memory)\n"
             "  -minimize N         mismatches re-run and minimized per batch (default 16)\n"
+            "  -per_bucket N       disagreements minimized and filed per bucket (mmafuzz triage) and process;\n"
+            "                      the rest are counted in OUT/buckets.tsv (default 4)\n"
             "  -report S           seconds between status lines and stats records when not on a terminal (10)\n"
             "  --resume DIR        continue the campaign whose state is DIR/campaign.state\n\n"
             "Ctrl-C finishes the current batch, writes everything and prints the summary (twice: quit at once).\n"
@@ -270,6 +274,7 @@ static int parse_opts(int argc, char **argv, run_opts *o)
         o->jobs = 1;
     o->batch = 1 << 22;
     o->minimize = 16;
+    o->per_bucket = 4;
     o->report_period = 10;
     gen_mix_default(&o->mix);
     int have_mix = 0, have_dev = 0, have_out = 0;
@@ -365,6 +370,13 @@ static int parse_opts(int argc, char **argv, run_opts *o)
                 return -1;
             }
             o->minimize = v;
+        } else if ((rc = cli_opt_long(argc, argv, &i, "per_bucket", &v)) != 0) {
+            if (rc < 0 || v < 1) {
+                if (rc > 0)
+                    fprintf(stderr, "mmafuzz run: -per_bucket: expected a count >= 1\n");
+                return -1;
+            }
+            o->per_bucket = v;
         } else if ((rc = cli_opt_long(argc, argv, &i, "report", &v)) != 0) {
             if (rc < 0 || v < 1) {
                 if (rc > 0)
@@ -531,8 +543,13 @@ static void free_batch(batch *b, mf_device *dev)
     free(b->want);
 }
 
+/* The buckets of this campaign (opened with the store). */
+static rf_buckets *run_buckets;
+
 /* Handle the recorded mismatches of an evaluated batch: the first of each
- * signature class first, then the rest in index order, up to o->minimize. */
+ * signature class first, then the rest in index order, up to o->minimize,
+ * each only while its bucket has fewer than o->per_bucket files from this
+ * process (the rest are counted in OUT/buckets.tsv). */
 static int handle_mismatches(const run_opts *o, run_instr *ri, batch *b, store *st, pool *pl, rs_stats *rs,
                              mf_device *dev)
 {
@@ -558,7 +575,30 @@ static int handle_mismatches(const run_opts *o, run_instr *ri, batch *b, store *
     for (size_t c = 0; c < b->nchunks; c++)
         for (int q = 0; q < b->nrec[c]; q++)
             all[n++] = b->recs[c * REC_PER_CHUNK + (size_t)q];
+    /* buckets (harness/refine/buckets.h), computed on each disagreeing case as generated:
+     * only the first o->per_bucket of a bucket are minimized and filed, the rest counted;
+     * the first of each signature class first, then the rest in index order */
     long long budget = o->minimize;
+    rf_bucket *bk = calloc(n ? n : 1, sizeof *bk);
+    if (!bk) {
+        free(all);
+        free(chosen);
+        return -1;
+    }
+    for (size_t q = 0; q < n; q++) {
+        mf_case cs;
+        int is_new = 0;
+        mf_tile_get_case(b->in, b->m, b->n, b->k, b->A, b->B, b->C, b->SA, b->SB,
+                         (size_t)(all[q].tile - b->first_tile), all[q].i, all[q].j, &cs);
+        rf_buckets_classify(run_buckets, b->in, r->model, &cs, all[q].dev, &bk[q], &is_new);
+        if (is_new) {
+            if (rs->tty)
+                fprintf(stderr, "\n");
+            fprintf(stderr, "NEW bucket %s %s: %s\n", bk[q].id, b->in->name, bk[q].words);
+        }
+    }
+    rs->buckets_seen = rf_buckets_seen(run_buckets);
+    rs->buckets_new = rf_buckets_new(run_buckets);
     const char *seen[16];
     int nseen = 0;
     for (size_t q = 0; q < n && budget > 0; q++) {  /* one per signature class */
@@ -568,12 +608,14 @@ static int handle_mismatches(const run_opts *o, run_instr *ri, batch *b, store *
             known |= !strcmp(seen[s], sig);
         if (!known && nseen < 16) {
             seen[nseen++] = sig;
-            chosen[q] = 1;
-            budget--;
+            if (rf_buckets_take(run_buckets, &bk[q])) {
+                chosen[q] = 1;
+                budget--;
+            }
         }
     }
     for (size_t q = 0; q < n && budget > 0; q++)
-        if (!chosen[q]) {
+        if (!chosen[q] && rf_buckets_take(run_buckets, &bk[q])) {
             chosen[q] = 1;
             budget--;
         }
@@ -633,6 +675,7 @@ static int handle_mismatches(const run_opts *o, run_instr *ri, batch *b, store *
     }
     free(all);
     free(chosen);
+    free(bk);
     return rc;
 }
 
@@ -718,6 +761,14 @@ int cmd_run(int argc, char **argv)
     store st;
     if (st_open(&st, o.out, err, sizeof err)) {
         fprintf(stderr, "mmafuzz run: %s\n", err);
+        free(ri);
+        mf_device_close(dev);
+        return 2;
+    }
+    run_buckets = rf_buckets_open(o.out, (int)o.per_bucket, err, sizeof err);
+    if (!run_buckets) {
+        fprintf(stderr, "mmafuzz run: %s\n", err);
+        st_close(&st);
         free(ri);
         mf_device_close(dev);
         return 2;
@@ -885,7 +936,7 @@ int cmd_run(int argc, char **argv)
                 why = "store error";
             }
             if (rs_now() - last_save >= 2.0) {  /* index and state: every 2 s and at the end */
-                if (st_flush(&st, err, sizeof err)) {
+                if (st_flush(&st, err, sizeof err) || rf_buckets_flush(run_buckets, err, sizeof err)) {
                     fprintf(stderr, "mmafuzz run: %s\n", err);
                     status = 2;
                 }
@@ -900,8 +951,12 @@ int cmd_run(int argc, char **argv)
     }
     rs_report(&rs, o.report_period, 1);
     rs_summary(&rs, stdout, why);
-    if (st_flush(&st, err, sizeof err))
+    printf("buckets: %lld seen, %lld new; %lld disagreements counted without a file\n",
+           rf_buckets_seen(run_buckets), rf_buckets_new(run_buckets), rf_buckets_counted_only(run_buckets));
+    if (st_flush(&st, err, sizeof err) || rf_buckets_flush(run_buckets, err, sizeof err))
         fprintf(stderr, "mmafuzz run: %s\n", err);
+    rf_buckets_close(run_buckets);
+    run_buckets = NULL;
     write_state(&o, ri, ni, err, sizeof err);
     long long mism = rs_total(&rs, RS_MISMATCHES);
     rs_close(&rs);

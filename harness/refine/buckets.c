@@ -120,30 +120,25 @@ void rf_buckets_close(rf_buckets *bs)
     free(bs);
 }
 
-int rf_buckets_take(rf_buckets *bs, const mf_instr *in, const mf_instr *model, const mf_case *cs, uint64_t d_dev,
-                    rf_bucket *b, int *is_new)
+void rf_buckets_classify(rf_buckets *bs, const mf_instr *in, const mf_instr *model, const mf_case *cs,
+                         uint64_t d_dev, rf_bucket *b, int *is_new)
 {
     size_t row = (size_t)(model - mf_instr_table);
-    rf_bucket local;
-    if (!b)
-        b = &local;
     if (is_new)
         *is_new = 0;
+    memset(b, 0, sizeof *b);
     if (row >= 1024)
-        return 1;  /* not a table row: file it */
+        return;  /* not a table row: no bucket (b->id empty: always taken) */
     if (!bs->cats[row]) {
         bs->cats[row] = malloc(sizeof *bs->cats[row]);
         if (!bs->cats[row])
-            return 1;
+            return;
         rf_catalogue_build(model, bs->cats[row]);
     }
     rf_bucket_of(in, bs->cats[row], cs, d_dev, mf_eval(model, cs), b, NULL);
     bk_entry *e = find(bs, b->id);
-    if (!e) {
-        e = add(bs, b->id);
-        if (!e)
-            return 1;
-    }
+    if (!e && !(e = add(bs, b->id)))
+        return;
     if (!e->instr[0]) {
         snprintf(e->instr, sizeof e->instr, "%s", in->name);
         const char *s = strchr(b->key, '|');
@@ -154,6 +149,7 @@ int rf_buckets_take(rf_buckets *bs, const mf_instr *in, const mf_instr *model, c
                 *p = ' ';
     }
     e->delta++;
+    bs->counted_only++;  /* until taken */
     if (!e->seen) {
         e->seen = 1;
         bs->seen++;
@@ -163,18 +159,18 @@ int rf_buckets_take(rf_buckets *bs, const mf_instr *in, const mf_instr *model, c
                 *is_new = 1;
         }
     }
-    if (e->filed >= bs->per_bucket) {
-        bs->counted_only++;
-        return 0;
-    }
-    return 1;
 }
 
-void rf_buckets_filed(rf_buckets *bs, const rf_bucket *b)
+int rf_buckets_take(rf_buckets *bs, const rf_bucket *b)
 {
+    if (!b->id[0])
+        return 1;
     bk_entry *e = find(bs, b->id);
-    if (e)
-        e->filed++;
+    if (!e || e->filed >= bs->per_bucket)
+        return 0;
+    e->filed++;
+    bs->counted_only--;
+    return 1;
 }
 
 long long rf_buckets_seen(const rf_buckets *bs) { return bs->seen; }

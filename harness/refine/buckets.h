@@ -23,20 +23,20 @@ rf_buckets *rf_buckets_open(const char *root, int per_bucket, char *err, size_t 
 void rf_buckets_close(rf_buckets *bs);
 
 /* Bucket a disagreeing case (instruction run `in`, model row `model`, device
- * output d_dev) and count one sighting.  *b (may be NULL) receives the
- * bucket, *is_new whether this is the bucket's first sighting in this process
- * and the store did not know it.  @return 1 when the case should be minimized
- * and filed (fewer than per_bucket filed so far), else 0.  Call
- * rf_buckets_filed when it was. */
-int rf_buckets_take(rf_buckets *bs, const mf_instr *in, const mf_instr *model, const mf_case *cs, uint64_t d_dev,
-                    rf_bucket *b, int *is_new);
-/* Record that a case of bucket b was filed. */
-void rf_buckets_filed(rf_buckets *bs, const rf_bucket *b);
+ * output d_dev) and count one sighting.  *b receives the bucket, *is_new
+ * (may be NULL) whether this is the bucket's first sighting in this process
+ * and the store did not know it. */
+void rf_buckets_classify(rf_buckets *bs, const mf_instr *in, const mf_instr *model, const mf_case *cs,
+                         uint64_t d_dev, rf_bucket *b, int *is_new);
+
+/* Take a case of bucket b for minimizing and filing if fewer than per_bucket
+ * were taken by this process.  @return 1 when taken. */
+int rf_buckets_take(rf_buckets *bs, const rf_bucket *b);
 
 /* Buckets seen by this process, and of them new to the store. */
 long long rf_buckets_seen(const rf_buckets *bs);
 long long rf_buckets_new(const rf_buckets *bs);
-/* Disagreements counted but not filed (their bucket was full). */
+/* Disagreements classified but not taken (bucket full, or not offered). */
 long long rf_buckets_counted_only(const rf_buckets *bs);
 
 /* Merge this process's counts into root/buckets.tsv.  @return 0 or -1. */

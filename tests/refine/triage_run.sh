@@ -16,6 +16,11 @@ grep -q "chunk length 16 instead of 8" "$work/triage.txt" || { echo "FAIL: no bu
 grep -q "mmafuzz eval ampere/mma.m16n8k16.f16.f16.f16.f16 c=" "$work/triage.txt" || { echo "FAIL: no eval line"; exit 1; }
 "$exe" triage --json "$work/store" >"$work/triage.json"
 grep -q '"explained": true' "$work/triage.json" || { echo "FAIL: json"; exit 1; }
+# at most 4 files per bucket (the default -per_bucket), the rest counted in buckets.tsv
+if grep -qE '"files": ([5-9]|[1-9][0-9]+), "explained"' "$work/triage.json"; then echo "FAIL: a bucket holds more than 4 files"; exit 1; fi
+grep -q '^NEW bucket [0-9a-f]* hopper/' "$work/run.txt" || { echo "FAIL: no NEW bucket line"; exit 1; }
+grep -q '^buckets: [0-9]* seen' "$work/run.txt" || { echo "FAIL: no bucket summary"; exit 1; }
+[ -s "$work/store/buckets.tsv" ] || { echo "FAIL: no buckets.tsv"; exit 1; }
 if grep -q '"explained": false' "$work/triage.json"; then echo "FAIL: json unexplained"; exit 1; fi
 # the store's cases are hopper's outputs: fit from ampere's row must find hopper's among the rows that agree
 "$exe" fit hopper/mma.m16n8k16.f16.f16.f16.f16 --start ampere "$work/store" >"$work/fit.txt" || true

@@ -77,6 +77,7 @@ static int push(rf_space *sp, const rf_row *r, const mf_instr *start)
               (r->reverse != 0);
     c->first_miss = -1;
     c->order = (long)sp->n;
+    c->mag = abs(a->F - b->F) + abs(a->e_zero - b->e_zero) + abs(a->x - b->x);
     return 0;
 }
 
@@ -241,6 +242,8 @@ static int by_dist(const void *x, const void *y)
         return a->agree > b->agree ? -1 : 1;
     if (a->dist != b->dist)
         return a->dist - b->dist;
+    if (a->mag != b->mag)
+        return a->mag - b->mag;
     return a->order < b->order ? -1 : a->order > b->order;
 }
 

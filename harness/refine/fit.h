@@ -29,6 +29,7 @@ typedef struct rf_cand {
     long agree;      /* cases agreed with (the full count only when computed) */
     int first_miss;  /* index of the first case missed, -1 if none */
     int equivalent;  /* 1: no case separating it from the chosen row was found */
+    int mag;         /* size of the differences in F, e_zero and X (ties in sorting) */
     long order;      /* enumeration order (ties in sorting) */
 } rf_cand;
 

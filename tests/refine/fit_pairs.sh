@@ -7,10 +7,11 @@
 #               the fitted row (parameters the outputs cannot show, e.g. e_zero
 #               below what an RZ f32 output can reach)
 #   underdetermined / failed
-# usage: fit_pairs.sh MMAFUZZ [QUALIFIER-GLOB] [-runs N]
+# usage: fit_pairs.sh MMAFUZZ [QUALIFIER-GLOB] [RUNS] [TRIES]
 mmafuzz=$1
 glob=${2:-*}
 runs=${3:-2000}
+tries=${4:-20000}
 "$mmafuzz" list | awk '{print $1}' | awk -F/ 'NF==2{print $2" "$1}' | sort >/tmp/fit_pairs.$$
 echo "| instruction | device X | start Y | result | fitted row's differences from X's row |"
 echo "|---|---|---|---|---|"
@@ -21,7 +22,7 @@ for q in $(awk '{print $1}' /tmp/fit_pairs.$$ | uniq -d); do
   for x in $archs; do
     for y in $archs; do
       [ "$x" = "$y" ] && continue
-      out=$("$mmafuzz" fit "$x/$q" --start "$y" --device "model:$x" -runs "$runs" 2>&1)
+      out=$("$mmafuzz" fit "$x/$q" --start "$y" --device "model:$x" -runs "$runs" -tries "$tries" 2>&1)
       res=$(printf '%s\n' "$out" | sed -n 's/^result: \([a-z ]*\).*/\1/p' | sed 's/ *$//')
       tab=$(printf '%s\n' "$out" | sed -n 's/^table row [^:]*: //p')
       d=$(printf '%s\n' "$out" | sed -n "s/^diff against the table's [^:]*: //p")

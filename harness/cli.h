@@ -26,6 +26,9 @@ int cmd_record(int argc, char **argv);
 int cmd_run(int argc, char **argv);
 int cmd_replay(int argc, char **argv);
 int cmd_shrink(int argc, char **argv);
+int cmd_triage(int argc, char **argv);
+int cmd_probe(int argc, char **argv);
+int cmd_fit(int argc, char **argv);
 
 /* The value types of a flag. */
 typedef enum cli_type {

@@ -24,6 +24,9 @@ static const struct {
     {"run", cmd_run, "run [--instr PATTERN] [--device SPEC] [-seed N] [-runs N] ...   fuzz device against model"},
     {"replay", cmd_replay, "replay [--device SPEC] PATH...   re-run saved cases (mismatch files, corpora)"},
     {"shrink", cmd_shrink, "shrink FILE [--device SPEC]   minimize a saved case again"},
+    {"triage", cmd_triage, "triage [--json] DIR...   buckets of mismatches: explanation, exemplar, first/last seen"},
+    {"probe", cmd_probe, "probe --device SPEC [--instr PATTERN]   the papers' experiments: a feature table per instruction"},
+    {"fit", cmd_fit, "fit INSTR [--start ARCH] [--device SPEC] FILE|DIR...   the table row that explains the data"},
 };
 
 static void usage(FILE *f)

@@ -3,6 +3,7 @@
  */
 #include "run_loop.h"
 
+#include "buckets.h"
 #include "instr_select.h"
 #include "run_fs.h"
 #include "mmafuzz_gen.h"
@@ -187,9 +188,12 @@ static void free_batch(batch *b, mf_device *dev)
 }
 
 /* Handle the recorded mismatches of an evaluated batch: the first of each
- * signature class first, then the rest in index order, up to o->minimize. */
-static run_err handle_mismatches(const run_opts *o, run_instr *ri, batch *b, store *st, pool *pl, rs_stats *rs,
-                             mf_device *dev)
+ * signature class first, then the rest in index order, up to o->minimize,
+ * each only while its bucket (buckets.h, computed on the case as generated)
+ * has fewer than o->per_bucket files from this process; the rest are
+ * counted in OUT/buckets.tsv. */
+static run_err handle_mismatches(const run_opts *o, run_instr *ri, batch *b, store *st, rf_buckets *bs, pool *pl,
+                                 rs_stats *rs, mf_device *dev)
 {
     rs_instr *ps = &rs->per[b->slot];
     run_instr *r = &ri[b->slot];
@@ -213,6 +217,23 @@ static run_err handle_mismatches(const run_opts *o, run_instr *ri, batch *b, sto
     for (size_t c = 0; c < b->nchunks; c++)
         for (int q = 0; q < b->nrec[c]; q++)
             all[n++] = b->recs[c * REC_PER_CHUNK + (size_t)q];
+    rf_bucket *bk = calloc(n ? n : 1, sizeof *bk);
+    if (!bk) {
+        free(all);
+        free(chosen);
+        return RUN_ERR_NOMEM;
+    }
+    for (size_t q = 0; q < n; q++) {  /* buckets before any minimization */
+        mf_case cs;
+        int is_new = 0;
+        mf_tile_get_case(b->in, b->m, b->n, b->k, b->A, b->B, b->C, b->SA, b->SB,
+                         (size_t)(all[q].tile - b->first_tile), all[q].i, all[q].j, &cs);
+        rf_buckets_classify(bs, b->in, r->model, &cs, all[q].dev, &bk[q], &is_new);
+        if (is_new && o->verbose)
+            fprintf(stderr, "%sNEW bucket %s %s: %s\n", rs->tty ? "\n" : "", bk[q].id, b->in->name, bk[q].words);
+    }
+    rs->buckets_seen = rf_buckets_seen(bs);
+    rs->buckets_new = rf_buckets_new(bs);
     long long budget = o->minimize;
     const char *seen[16];
     int nseen = 0;
@@ -223,12 +244,14 @@ static run_err handle_mismatches(const run_opts *o, run_instr *ri, batch *b, sto
             known |= !strcmp(seen[s], sig);
         if (!known && nseen < 16) {
             seen[nseen++] = sig;
-            chosen[q] = 1;
-            budget--;
+            if (rf_buckets_take(bs, &bk[q])) {
+                chosen[q] = 1;
+                budget--;
+            }
         }
     }
     for (size_t q = 0; q < n && budget > 0; q++)
-        if (!chosen[q]) {
+        if (!chosen[q] && rf_buckets_take(bs, &bk[q])) {
             chosen[q] = 1;
             budget--;
         }
@@ -295,6 +318,7 @@ static run_err handle_mismatches(const run_opts *o, run_instr *ri, batch *b, sto
     }
     free(all);
     free(chosen);
+    free(bk);
     return rc;
 }
 
@@ -399,10 +423,17 @@ run_err run_loop(const run_opts *o, mf_device *dev, run_instr *ri, int ni, long 
         fprintf(stderr, "mmafuzz run: %s\n", err);
         return RUN_ERR_STORE;
     }
+    rf_buckets *bs = rf_buckets_open(o->out, (int)o->per_bucket, err, sizeof err);
+    if (!bs) {
+        fprintf(stderr, "mmafuzz run: %s\n", err);
+        st_close(&st);
+        return RUN_ERR_STORE;
+    }
     pool pl;
     const pool_entry **view = malloc(VIEW_CAP * sizeof *view * 3);
     if (pool_init(&pl, POOL_CAP) || !view) {
         fprintf(stderr, "mmafuzz run: out of memory\n");
+        rf_buckets_close(bs);
         st_close(&st);
         return RUN_ERR_NOMEM;
     }
@@ -566,13 +597,13 @@ run_err run_loop(const run_opts *o, mf_device *dev, run_instr *ri, int ni, long 
                 ps->model_s += ran->chunk_s[c];
             ps->tiles += (long long)ran->ntiles;
             ri[ran->slot].done_tile = ran->first_tile + ran->ntiles;
-            run_err he = handle_mismatches(o, ri, ran, &st, &pl, &rs, dev);
+            run_err he = handle_mismatches(o, ri, ran, &st, bs, &pl, &rs, dev);
             if (he != RUN_OK) {
                 status = he;
                 why = he == RUN_ERR_STORE ? "store error" : he == RUN_ERR_DEVICE ? "device error" : "out of memory";
             }
             if (rs_now() - last_save >= 2.0) {  /* index and state: every 2 s and at the end */
-                if (st_flush(&st, err, sizeof err)) {
+                if (st_flush(&st, err, sizeof err) || rf_buckets_flush(bs, err, sizeof err)) {
                     fprintf(stderr, "mmafuzz run: %s\n", err);
                     status = RUN_ERR_STORE;
                     why = "store error";
@@ -592,7 +623,9 @@ run_err run_loop(const run_opts *o, mf_device *dev, run_instr *ri, int ni, long 
     }
     rs_report(&rs, o->report_period, 1);
     rs_summary(&rs, stdout, why);
-    if (st_flush(&st, err, sizeof err)) {
+    printf("buckets: %lld seen, %lld new; %lld disagreements counted without a file\n", rf_buckets_seen(bs),
+           rf_buckets_new(bs), rf_buckets_counted_only(bs));
+    if (st_flush(&st, err, sizeof err) || rf_buckets_flush(bs, err, sizeof err)) {
         fprintf(stderr, "mmafuzz run: %s\n", err);
         if (status == RUN_OK)
             status = RUN_ERR_STORE;
@@ -614,6 +647,7 @@ run_err run_loop(const run_opts *o, mf_device *dev, run_instr *ri, int ni, long 
     workers_free(wp);
     pool_free(&pl);
     free(view);
+    rf_buckets_close(bs);
     st_close(&st);
     free(rs.per);
     return status;

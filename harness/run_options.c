@@ -51,6 +51,7 @@ int run_opts_parse(int argc, char **argv, run_opts *o)
     }
     o->batch = CLI_V(a, run, batch).i;
     o->minimize = CLI_V(a, run, minimize).i;
+    o->per_bucket = CLI_V(a, run, per_bucket).i;
     o->report_period = (double)CLI_V(a, run, report).i;
     o->resume = CLI_V(a, run, resume).s;
     o->verbose = CLI_V(a, run, verbose).given > 0;

@@ -43,6 +43,7 @@ typedef struct run_opts {
     char mix_text[160];
     long long batch;          /* cases per batch */
     long long minimize;       /* mismatches handled per batch */
+    long long per_bucket;     /* disagreements minimized and filed per bucket and process */
     const char *resume;
     double report_period;
     int verbose;              /* -v: a line per new file and per skipped instruction */

@@ -116,10 +116,10 @@ void rs_report(rs_stats *s, double period, int force)
         char line[512];
         snprintf(line, sizeof line,
                  "#%.0fs cases %s  %s dot products/s (now %s/s)  mismatches %lld unique / %lld total  "
-                 "new files %lld  instr %d/%d%s%s",
+                 "new files %lld  buckets %lld (new %lld)  instr %d/%d%s%s",
                  now - s->t0, human((double)cases, a, sizeof a), human(avg, b, sizeof b), human(rate, c, sizeof c),
-                 rs_total(s, RS_UNIQUE), rs_total(s, RS_MISMATCHES), rs_total(s, RS_NEW), active, s->n,
-                 top ? "  most: " : "", top ? top->in->name : "");
+                 rs_total(s, RS_UNIQUE), rs_total(s, RS_MISMATCHES), rs_total(s, RS_NEW), s->buckets_seen,
+                 s->buckets_new, active, s->n, top ? "  most: " : "", top ? top->in->name : "");
         if (s->tty)
             fprintf(stderr, "\r%-150.150s", line);
         else

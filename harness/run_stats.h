@@ -40,6 +40,7 @@ typedef struct rs_stats {
     const char *device;
     unsigned long long seed;
     int jobs;
+    long long buckets_seen, buckets_new;  /* buckets of the disagreements (harness/refine/buckets.h) */
 } rs_stats;
 
 /* @return seconds on a monotonic clock. */

@@ -4,8 +4,9 @@
 #   2. ctest -L gpu with MMAFUZZ_REQUIRE_GPU=1 (a missing GPU fails);
 #   3. a short fuzz run over every instruction the GPU runs;
 #   4. replay of corpus/golden/ and of the saved mismatches/.
-# Fails (exit 1) on any mismatch that is not already filed in mismatches/:
-# a new file from the fuzz run, or a golden case that no longer agrees.
+# Fails (exit 1) on a disagreement in a bucket (mmafuzz triage) that the
+# saved mismatches/ do not already hold, or on a golden case that no longer
+# agrees.  A new file of a known bucket is not news.
 #   scripts/gpu_ci.sh [BUILD_DIR] [SECONDS]
 set -euo pipefail
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
@@ -26,17 +27,26 @@ mkdir -p "$OUT"
 if [ -d "$ROOT/mismatches" ]; then
     cp -r "$ROOT/mismatches/." "$OUT/"
 fi
-find "$OUT" -name '*.vec' | sort >"$BUILD/known.txt"
+# the buckets of the saved files (bucket identity depends on the case only),
+# and those the saved buckets.tsv counts
+"$EXE" triage --json "$OUT" | sed -n 's/.*"id": "\([0-9a-f]*\)".*/\1/p' >"$BUILD/known-buckets.txt"
+if [ -f "$OUT/buckets.tsv" ]; then
+    awk -F'\t' '!/^#/ && NF >= 2 { print $1 }' "$OUT/buckets.tsv" >>"$BUILD/known-buckets.txt"
+fi
+sort -u -o "$BUILD/known-buckets.txt" "$BUILD/known-buckets.txt"
 set +e
 "$EXE" run --device cuda -max_total_time "$SECONDS_FUZZ" -seed "${MMAFUZZ_SEED:-$(date +%s)}" --out "$OUT" -report 30
 rc=$?
 set -e
 [ $rc -le 1 ] || { echo "gpu_ci: fuzz run failed (exit $rc)"; exit 1; }
-find "$OUT" -name '*.vec' | sort >"$BUILD/after.txt"
 status=0
-if [ -n "$(comm -13 "$BUILD/known.txt" "$BUILD/after.txt")" ]; then
-    echo "gpu_ci: new mismatch file(s):"
-    comm -13 "$BUILD/known.txt" "$BUILD/after.txt"
+# the run's buckets: OUT/buckets.tsv (id, sightings, instruction, signature, explanation)
+awk -F'\t' '!/^#/ && NF >= 2 { print $1 }' "$OUT/buckets.tsv" 2>/dev/null | sort -u >"$BUILD/run-buckets.txt"
+if [ -n "$(comm -13 "$BUILD/known-buckets.txt" "$BUILD/run-buckets.txt")" ]; then
+    echo "gpu_ci: new bucket(s):"
+    for id in $(comm -13 "$BUILD/known-buckets.txt" "$BUILD/run-buckets.txt"); do
+        grep "^$id	" "$OUT/buckets.tsv"
+    done
     status=1
 fi
 if [ -d "$ROOT/corpus/golden" ]; then

@@ -1,0 +1,140 @@
+/*
+ * refine.h - from a disagreement to the parameter that explains it.
+ *
+ * A row of the instruction table is a point in a small parameter space
+ * (family, F, chunk length L, e_zero, X, output conversion rho, zero-sign
+ * rule, NaN rule, chunk order).  The *variant catalogue* of a row is every
+ * single-parameter change of it, plus the same qualifier's row on every other
+ * architecture; each variant is a modified copy of the row (struct mf_instr)
+ * evaluated with mf_eval.  The *explanation* of a case (device output d) is
+ * the set of variants whose output equals d; the *bucket* of a case is
+ * (instruction, signature class, explanation), where the explanation is
+ * keyed by its primary cause (the first explaining variant: single
+ * parameters first, then families, then other architectures' rows), or, when
+ * no variant explains it, (instruction, signature class, fingerprint).  Both depend
+ * on the case alone.
+ *
+ * Library only: no I/O.  Used by `mmafuzz triage`, `probe`, `fit` and `run`.
+ */
+#ifndef MMAFUZZ_REFINE_H
+#define MMAFUZZ_REFINE_H
+
+#include "mmafuzz_model.h"
+
+#include <stddef.h>
+#include <stdint.h>
+
+/* ------------------------------------------------------------- variants */
+
+/* What a variant changes. */
+typedef enum rf_kind {
+    RF_F,          /* F +-1..3 */
+    RF_L,          /* chunk length halved, doubled, whole K */
+    RF_EZERO,      /* e_zero +-1 */
+    RF_X,          /* P / F2 +-1 (or P 2 <-> 4) */
+    RF_RHO,        /* another output conversion for D's format */
+    RF_ZERO_SIGN,  /* zero_plus flipped */
+    RF_NAN,        /* nan_any flipped */
+    RF_ORDER,      /* chunks in reverse order */
+    RF_FAMILY,     /* another family that accepts the row's formats */
+    RF_ARCH,       /* the same qualifier's row on another architecture */
+    RF_KIND_COUNT
+} rf_kind;
+
+const char *rf_kind_name(rf_kind k);
+
+/* One point of the parameter space: a row plus the one parameter the model
+ * has no field for (chunk order, evaluated by reordering the case). */
+typedef struct rf_row {
+    mf_instr in;        /* a modified copy of a table row */
+    uint8_t reverse;    /* 1: chunks evaluated last first */
+} rf_row;
+
+typedef struct rf_variant {
+    rf_row row;
+    rf_kind kind;
+    const mf_instr *table_row;  /* RF_ARCH: the table row itself, else NULL */
+    char what[96];              /* in words: "F = 25 instead of 24" */
+} rf_variant;
+
+#define RF_MAX_VARIANTS 96
+
+typedef struct rf_catalogue {
+    const mf_instr *base;
+    int n;
+    rf_variant v[RF_MAX_VARIANTS];
+} rf_catalogue;
+
+/* Build the variant catalogue of table row `base`. */
+void rf_catalogue_build(const mf_instr *base, rf_catalogue *cat);
+
+/* Evaluate a point of the parameter space on case cs (mf_eval of the copy,
+ * the case's chunks reversed when r->reverse). */
+uint64_t rf_row_eval(const rf_row *r, const mf_case *cs);
+/* @return a row's point: the table row with reverse = 0. */
+rf_row rf_row_of(const mf_instr *in);
+
+/* ---------------------------------------------------------- explanation */
+
+/* A set of variants, bit i = cat->v[i]. */
+typedef struct rf_set {
+    uint64_t w[2];
+} rf_set;
+
+static inline int rf_set_has(const rf_set *s, int i) { return (int)((s->w[i >> 6] >> (i & 63)) & 1); }
+static inline int rf_set_empty(const rf_set *s) { return !(s->w[0] | s->w[1]); }
+int rf_set_count(const rf_set *s);
+
+/* The variants whose output equals d_dev (under each variant's NaN rule).
+ * *evals (may be NULL) is increased by the candidate evaluations made. */
+rf_set rf_explain(const rf_catalogue *cat, const mf_case *cs, uint64_t d_dev, long long *evals);
+
+/* The explanation in words: the variants' `what` joined, the first ones
+ * named in full ("F = 25 instead of 24; or hopper's row"), "unexplained"
+ * when empty.  @return buf. */
+char *rf_explain_words(const rf_catalogue *cat, const rf_set *s, char *buf, size_t len);
+
+/* --------------------------------------------------------------- bucket */
+
+#define RF_BUCKET_ID 17  /* 16 hex digits and a NUL */
+
+typedef struct rf_bucket {
+    char id[RF_BUCKET_ID];  /* XXH3-64 of key, hex */
+    char key[400];          /* "INSTR|SIGNATURE|E:primary cause" or "INSTR|SIGNATURE|U:fingerprint" */
+    char words[300];        /* the explanation in words, or the fingerprint */
+    int explained;
+} rf_bucket;
+
+/* The fingerprint of a case no variant explains: the special values among
+ * its inputs, the exponent of |d_dev - d_model| relative to e_max and F,
+ * and the differing bits of the two outputs.  @return buf. */
+char *rf_fingerprint(const mf_instr *model, const mf_case *cs, uint64_t d_dev, uint64_t d_model, char *buf,
+                     size_t len);
+
+/* The bucket of a disagreeing case: `in` is the instruction run, `cat` the
+ * catalogue of the model row compared with (built once per row), d_model
+ * that row's output.  Depends only on (in, cat->base, cs, d_dev). */
+void rf_bucket_of(const mf_instr *in, const rf_catalogue *cat, const mf_case *cs, uint64_t d_dev,
+                  uint64_t d_model, rf_bucket *out, long long *evals);
+
+/* --------------------------------------------------------------- helpers */
+
+/* The bits of the value (-1)^sign * sig * 2^exp in format f, if it is
+ * exactly representable (finite).  @return 0 and *x, or -1. */
+int rf_exact(mf_format f, int sign, uint64_t sig, int exp, uint64_t *x);
+
+/* A random finite-or-special case for row `in`, from a mix of shapes that
+ * separate parameters (zero accumulator, zero products, cancellation, tiny
+ * terms, one special value).  state: a splitmix64 state. */
+void rf_random_case(const mf_instr *in, uint64_t *state, mf_case *cs);
+
+/* Print the row as an instr_table.def line (no newline) into buf. */
+char *rf_row_def_line(const rf_row *r, char *buf, size_t len);
+
+/* Differences of b from a in words ("F 24 -> 25, L 8 -> 16"), "" if none. */
+char *rf_row_diff(const rf_row *a, const rf_row *b, char *buf, size_t len);
+
+/* @return 1 when the two points have the same parameters. */
+int rf_row_same(const rf_row *a, const rf_row *b);
+
+#endif /* MMAFUZZ_REFINE_H */

@@ -1,0 +1,23 @@
+#!/bin/sh
+# On a GPU: the probe table of every instruction of the device's
+# architecture, and `fit --device` for every row from ampere's row of the same
+# qualifier (the row's own architecture's where ampere has none), with the
+# device time each takes.  usage: gpu_fit.sh MMAFUZZ DEVICE ARCH [PATTERN] [RUNS]
+exe=$1; dev=$2; arch=$3; pat=${4:-*}; runs=${5:-2000}
+t0=$(date +%s.%N)
+"$exe" probe --device "$dev" --instr "$arch/$pat"
+echo "probe: $(echo "$(date +%s.%N) - $t0" | bc) s"
+echo "| instruction | start | result | fitted row's differences from the table row | seconds |"
+echo "|---|---|---|---|---|"
+for q in $("$exe" list "$arch/$pat" | awk '{print $1}' | sed "s|^$arch/||"); do
+  start=ampere
+  "$exe" list "ampere/$q" 2>/dev/null | grep -q "^ampere/$q " || start=$arch
+  t1=$(date +%s.%N)
+  out=$("$exe" fit "$arch/$q" --start "$start" --device "$dev" -runs "$runs" 2>&1)
+  t2=$(date +%s.%N)
+  res=$(printf '%s\n' "$out" | sed -n 's/^result: \([a-z ]*\).*/\1/p' | sed 's/ *$//')
+  tab=$(printf '%s\n' "$out" | sed -n 's/^table row [^:]*: //p')
+  d=$(printf '%s\n' "$out" | sed -n "s/^diff against the table's [^:]*: //p")
+  [ -n "$res" ] || res="error: $(printf '%s' "$out" | tail -1)"
+  echo "| $q | $start | $res; $tab | $d | $(echo "$t2 - $t1" | bc) |"
+done

@@ -556,11 +556,19 @@ char *rf_row_def_line(const rf_row *r, char *buf, size_t len)
     fmt_id(in->fc, fc);
     fmt_id(in->fd, fd);
     fmt_id(in->fs, fs);
+    /* e_zero as the table writes it: EZ_D when it is the architecture's value
+     * for the output format (arch_table.def), else the number */
+    char ez[16];
+    const mf_arch_info *ai = mf_arch_get(in->arch);
+    if (ai && in->e_zero == (in->fd == MF_FMT_F16 ? ai->e_zero_f16 : ai->e_zero_f32))
+        snprintf(ez, sizeof ez, "EZ_D");
+    else
+        snprintf(ez, sizeof ez, "%d", in->e_zero);
     snprintf(buf, len,
-             "MF_INSTR(%s, \"%s\", %d,%d,%d, %s,%s,%s,%s, %s,%d, %s, %d,%d,%d,%d, %s, %s)"
+             "MF_INSTR(%s, \"%s\", %d,%d,%d, %s,%s,%s,%s, %s,%d, %s, %d,%d,%s,%d, %s, %s)"
              "  /* zero sum: %s; NaN: %s; chunks: %s */",
              mf_arch_name(in->arch), in->qualifier, in->m, in->n, in->k, fa, fb, fc, fd, fs, in->block,
-             family_id(in->family), in->F, in->L, in->e_zero, in->x, rho_id(in->rho), status_id(in->status),
+             family_id(in->family), in->F, in->L, ez, in->x, rho_id(in->rho), status_id(in->status),
              in->zero_plus ? "+0" : "sign kept", in->nan_any ? "any NaN" : "canonical",
              r->reverse ? "last first" : "first first");
     return buf;

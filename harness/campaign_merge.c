@@ -164,7 +164,7 @@ static int ix_merge(const char *src, const char *dst)
         rc = -1;
     } else if (changed) {
         char path[1200], err[1400];
-        snprintf(path, sizeof path, "%s/index.tsv", dst);
+        snprintf(path, sizeof path, "%.1100s/index.tsv", dst);
         if (fs_write_atomic(path, out, pos, 1, err, sizeof err)) {
             fprintf(stderr, "mmafuzz merge: %s\n", err);
             rc = -1;
@@ -226,7 +226,7 @@ static int merge_shard(const char *src, const char *dst_campaign, const char *id
         close(lock);
         return -1;
     }
-    snprintf(dpath, sizeof dpath, "%s/shard.state", dst);
+    snprintf(dpath, sizeof dpath, "%.1150s/shard.state", dst);
     int have = access(dpath, F_OK) == 0;
     if (have && cp_state_read_file(dpath, ds, err, sizeof err)) {
         fprintf(stderr, "mmafuzz merge: %s\n", err);
@@ -322,7 +322,7 @@ int cmd_merge(int argc, char **argv)
             for (size_t k = 0; k < n; k++) {
                 char sdir[2400];
                 snprintf(sdir, sizeof sdir, "%s/%s", shards, names[k]);
-                snprintf(path, sizeof path, "%s/shard.state", sdir);
+                snprintf(path, sizeof path, "%.1150s/shard.state", sdir);
                 if (!rc && access(path, F_OK) == 0 && merge_shard(sdir, dst, d->id, ss, ds))
                     rc = 2;
                 free(names[k]);

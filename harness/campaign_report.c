@@ -173,7 +173,7 @@ static int read_campaign(report *r, const char *dir)
         snprintf(sdir, sizeof sdir, "%s/shards/%s", dir, de->d_name);
         snprintf(spath, sizeof spath, "%s/shard.state", sdir);
         static const char *const jsonl[] = {".jsonl", NULL};
-        snprintf(path, sizeof path, "%s/stats", sdir);
+        snprintf(path, sizeof path, "%.2300s/stats", sdir);
         if (fs_is_dir(path))
             fs_walk(path, jsonl, read_stats_file, r, err, sizeof err);
         if (access(spath, F_OK) != 0)

@@ -192,8 +192,9 @@ int cmd_campaign(int argc, char **argv)
         return prc > 0 ? 0 : 2;
     }
     int rc;
-    if (strcmp(a.pos[0], "init")) {
-        fprintf(stderr, "mmafuzz campaign: unknown subcommand '%s' (expected: init DIR)\n", a.pos[0]);
+    if (strcmp(a.pos[0], "init") || a.npos != 2) {
+        fprintf(stderr, "mmafuzz campaign: expected 'init DIR', got '%s'%s\n", a.pos[0],
+                a.npos != 2 ? " and no folder" : "");
         rc = 2;
     } else {
         rc = campaign_init(&a, a.pos[1]);

@@ -645,7 +645,7 @@ run_err run_loop(const run_opts *o, mf_device *dev, run_instr *ri, int ni, long 
         snprintf(rs.shard, sizeof rs.shard, "%s", shard);
         if (fs_mkdir_p(sdir))
             fprintf(stderr, "mmafuzz run: %s: cannot create the folder (%s)\n", sdir, strerror(errno));
-        snprintf(rs.json_path, sizeof rs.json_path, "%s/%s.jsonl", sdir, run_id);
+        snprintf(rs.json_path, sizeof rs.json_path, "%.800s/%.200s.jsonl", sdir, run_id);
     }
     {
         const mf_device_info *info = mf_device_get_info(dev);

@@ -585,6 +585,13 @@ run_err run_loop(const run_opts *o, mf_device *dev, run_instr *ri, int ni, long 
 {
     char err[700];
     run_err status = RUN_OK;
+    /* a stop request from here on ends the run through the loop, which writes the state */
+    struct sigaction sa;
+    memset(&sa, 0, sizeof sa);
+    sa.sa_handler = on_sigint;
+    sigaction(SIGINT, &sa, NULL);
+    sigaction(SIGTERM, &sa, NULL);
+    sigaction(SIGHUP, &sa, NULL);
     store st;
     if (st_open(&st, o->out, err, sizeof err)) {
         fprintf(stderr, "mmafuzz run: %s\n", err);
@@ -658,6 +665,10 @@ run_err run_loop(const run_opts *o, mf_device *dev, run_instr *ri, int ni, long 
             snprintf(rs.gpu, sizeof rs.gpu, "%s %s index %d%s%s", info->name, info->arch, info->index,
                      vis && *vis ? " visible-devices " : "", vis && *vis ? vis : "");
     }
+    for (int i = 0; i < ni; i++)
+        rs.planned = ri[i].quota < 0 || rs.planned < 0 ? -1 : rs.planned + ri[i].quota;
+    if (rs.planned < 0)
+        rs.planned = 0;
     rs_open(&rs, o->out);
 
     /* batch buffers, sized for the largest instruction */
@@ -692,12 +703,6 @@ run_err run_loop(const run_opts *o, mf_device *dev, run_instr *ri, int ni, long 
             o->seed, di->name, di->arch, ni, ni == 1 ? "" : "s", nw, o->model ? ", model " : "", o->model ? o->model : "",
             o->mix_text, o->out);
 
-    struct sigaction sa;
-    memset(&sa, 0, sizeof sa);
-    sa.sa_handler = on_sigint;
-    sigaction(SIGINT, &sa, NULL);
-    sigaction(SIGTERM, &sa, NULL);
-    sigaction(SIGHUP, &sa, NULL);
 
     double t_start = rs_now(), last_save = t_start;
     /* a shard's state is written every 2 s (MMAFUZZ_CHECKPOINT_S overrides it, 0 to 10: kill tests write it after

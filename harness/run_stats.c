@@ -118,11 +118,18 @@ void rs_report(rs_stats *s, double period, int force)
             if (s->per[i].mismatches && (!top || s->per[i].mismatches > top->mismatches))
                 top = &s->per[i];
         }
-        char line[512];
+        char line[512], eta[80] = "";
+        if (s->planned > 0) {  /* progress and the time left at the average rate so far */
+            char p[24];
+            double left = avg > 0 ? (double)(s->planned - cases) / avg : 0;
+            snprintf(eta, sizeof eta, " of %s (%.0f%%, ETA %.0fh%02.0fm%02.0fs)", human((double)s->planned, p, sizeof p),
+                     100.0 * (double)cases / (double)s->planned, left / 3600 < 1e6 ? (double)(long)(left / 3600) : 0.0,
+                     (double)((long)left % 3600 / 60), (double)((long)left % 60));
+        }
         snprintf(line, sizeof line,
-                 "#%.0fs cases %s  %s dot products/s (now %s/s)  mismatches %lld unique / %lld total  "
+                 "#%.0fs cases %s%s  %s dot products/s (now %s/s)  mismatches %lld unique / %lld total  "
                  "new files %lld  instr %d/%d%s%s",
-                 now - s->t0, human((double)cases, a, sizeof a), human(avg, b, sizeof b), human(rate, c, sizeof c),
+                 now - s->t0, human((double)cases, a, sizeof a), eta, human(avg, b, sizeof b), human(rate, c, sizeof c),
                  rs_total(s, RS_UNIQUE), rs_total(s, RS_MISMATCHES), rs_total(s, RS_NEW), active, s->n,
                  top ? "  most: " : "", top ? top->in->name : "");
         if (s->tty)

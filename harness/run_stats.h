@@ -40,6 +40,7 @@ typedef struct rs_stats {
     const char *device;
     unsigned long long seed;
     int jobs;
+    long long planned;   /* cases this process is to run (-runs, a shard's tiles left), or 0: unknown */
     const char *run_id;  /* the process run's unique id, or NULL */
     char shard[40];      /* "I/N" under run --campaign, or "" */
     char host[128];      /* set by rs_open */

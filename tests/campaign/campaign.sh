@@ -150,7 +150,7 @@ shards)
     init dup -runs 400000000
     shard_bg dup 0/2 >dup1.out 2>dup1.err
     pid=$!
-    for k in $(seq 100); do grep -q "^pid" dup/shards/0-of-2/.shard-lock 2>/dev/null && break; sleep 0.1; done
+    for k in $(seq 100); do grep -q "seed 3, device" dup1.err 2>/dev/null && break; sleep 0.1; done
     shard dup 0/2 >dup2.out 2>dup2.err
     rc=$?
     [ $rc -eq 2 ] || bad "a second process on a running shard: exit $rc, expected 2"

@@ -229,8 +229,17 @@ typedef struct totals {
     int nshards;  /* N */
 } totals;
 
-static int compute(const report *r, totals *t)
+static int cmp_shard(const void *a, const void *b)
 {
+    const cp_state *x = ((const rp_shard *)a)->st, *y = ((const rp_shard *)b)->st;
+    return x->nshards != y->nshards ? (x->nshards > y->nshards) - (x->nshards < y->nshards)
+                                    : (x->shard > y->shard) - (x->shard < y->shard);
+}
+
+static int compute(report *r, totals *t)
+{
+    if (r->nsh > 1)
+        qsort(r->sh, (size_t)r->nsh, sizeof *r->sh, cmp_shard);
     const cp_def *d = &r->def;
     memset(t, 0, sizeof *t);
     t->in = calloc((size_t)d->ninstr + 1, sizeof *t->in);
@@ -466,7 +475,7 @@ static int write_html(const report *r, const totals *t, const char *path)
     const cp_def *d = &r->def;
     fprintf(f, "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\"><title>mmafuzz campaign %s</title>\n"
                "<style>body{font-family:sans-serif;margin:24px;color:#222}table{border-collapse:collapse}"
-               "td,th{border:1px solid #ccc;padding:3px 8px;text-align:right}td:first-child,th:first-child"
+               "table{font-size:13px}td,th{border:1px solid #ccc;padding:3px 6px;text-align:right}td:first-child,th:first-child"
                "{text-align:left}h2{margin-top:28px;font-size:17px}.big{font-size:20px}</style></head><body>\n",
             d->id);
     fprintf(f, "<h1>mmafuzz campaign %s</h1>\n<p>device ", d->id);

@@ -26,6 +26,9 @@ int cmd_record(int argc, char **argv);
 int cmd_run(int argc, char **argv);
 int cmd_replay(int argc, char **argv);
 int cmd_shrink(int argc, char **argv);
+int cmd_campaign(int argc, char **argv);
+int cmd_merge(int argc, char **argv);
+int cmd_report(int argc, char **argv);
 
 /* The value types of a flag. */
 typedef enum cli_type {

@@ -24,6 +24,9 @@ static const struct {
     {"run", cmd_run, "run [--instr PATTERN] [--device SPEC] [-seed N] [-runs N] ...   fuzz device against model"},
     {"replay", cmd_replay, "replay [--device SPEC] PATH...   re-run saved cases (mismatch files, corpora)"},
     {"shrink", cmd_shrink, "shrink FILE [--device SPEC]   minimize a saved case again"},
+    {"campaign", cmd_campaign, "campaign init DIR --device SPEC -runs N ...   define a campaign to run in shards"},
+    {"merge", cmd_merge, "merge DST SRC...          combine campaign and shard folders"},
+    {"report", cmd_report, "report DIR... [-o FILE.html] [--json]   a campaign's numbers, plots"},
 };
 
 static void usage(FILE *f)

@@ -29,6 +29,9 @@ int cmd_shrink(int argc, char **argv);
 int cmd_triage(int argc, char **argv);
 int cmd_probe(int argc, char **argv);
 int cmd_fit(int argc, char **argv);
+int cmd_campaign(int argc, char **argv);
+int cmd_merge(int argc, char **argv);
+int cmd_report(int argc, char **argv);
 
 /* The value types of a flag. */
 typedef enum cli_type {

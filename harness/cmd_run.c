@@ -35,8 +35,14 @@ int cmd_run(int argc, char **argv)
         free(ri);
     }
     mf_device_close(dev);
+    int done = 1;  /* --campaign: every tile of the shard done */
+    for (int q = 0; o.campaign && q < o.def->ninstr; q++)
+        done &= o.cstate->in[q].done == cp_shard_tiles(o.def->instr[q].tiles, o.shard_i, o.shard_n);
+    int campaign = o.campaign != NULL;
     run_opts_free(&o);
     if (rc != RUN_OK)
         return 2;
+    if (campaign)  /* for schedulers: 0 the shard is complete (its disagreements are in its state), 3 not yet */
+        return done ? 0 : 3;
     return mismatches ? 1 : 0;
 }

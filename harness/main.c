@@ -27,6 +27,9 @@ static const struct {
     {"triage", cmd_triage, "triage [--json] DIR...   buckets of mismatches: explanation, exemplar, first/last seen"},
     {"probe", cmd_probe, "probe --device SPEC [--instr PATTERN]   the papers' experiments: a feature table per instruction"},
     {"fit", cmd_fit, "fit INSTR [--start ARCH] [--device SPEC] FILE|DIR...   the table row that explains the data"},
+    {"campaign", cmd_campaign, "campaign init DIR --device SPEC -runs N ...   define a campaign to run in shards"},
+    {"merge", cmd_merge, "merge DST SRC...          combine campaign and shard folders"},
+    {"report", cmd_report, "report DIR... [-o FILE.html] [--json]   a campaign's numbers, plots"},
 };
 
 static void usage(FILE *f)

@@ -52,6 +52,10 @@ typedef struct fault_point {
 static fault_point g_faults[] = {
     {"fs.create", EACCES, 0, 0, 0, 0}, {"fs.write", ENOSPC, 0, 0, 0, 0}, {"fs.fsync", EIO, 0, 0, 0, 0},
     {"fs.rename", EIO, 0, 0, 0, 0},    {"stats.write", ENOSPC, 0, 0, 0, 0},
+    /* the windows of a campaign (kill tests): inside a finding's write and the
+     * shard state's write (the temporary file whole, not yet in place), and
+     * between filing a finding and the state that counts it */
+    {"finding.write", EIO, 0, 0, 0, 0}, {"state.write", EIO, 0, 0, 0, 0}, {"finding.filed", EIO, 0, 0, 0, 0},
 };
 static int g_faults_state;  /* 0 not read, 1 being read, 2 read */
 
@@ -79,7 +83,8 @@ static void faults_parse(void)
             i++;
         if (!ok || i == sizeof g_faults / sizeof *g_faults) {
             fprintf(stderr, "MMAFUZZ_FAULT: '%s': expected POINT:N[:fail|kill] with POINT one of fs.create, "
-                            "fs.write, fs.fsync, fs.rename, stats.write (ignored)\n", item);
+                            "fs.write, fs.fsync, fs.rename, stats.write, finding.write, state.write, finding.filed "
+                            "(ignored)\n", item);
             continue;
         }
         g_faults[i].after = n;
@@ -140,6 +145,12 @@ static int create_temp(const char *path, char *tmp, size_t len)
 
 int fs_write_atomic(const char *path, const void *data, size_t len, int replace, char *err, size_t errlen)
 {
+    return fs_write_atomic_at(NULL, path, data, len, replace, err, errlen);
+}
+
+int fs_write_atomic_at(const char *point, const char *path, const void *data, size_t len, int replace, char *err,
+                       size_t errlen)
+{
     char tmp[4200];
     int fd = create_temp(path, tmp, sizeof tmp);
     if (fd < 0) {
@@ -178,7 +189,9 @@ int fs_write_atomic(const char *path, const void *data, size_t len, int replace,
         errno = e;
         return -1;
     }
-    e = fs_fault("fs.rename", 1);
+    e = point ? fs_fault(point, 1) : 0;
+    if (!e)
+        e = fs_fault("fs.rename", 1);
     if (replace) {
         if (e || rename(tmp, path) != 0) {
             if (!e)
@@ -302,5 +315,22 @@ int fs_walk(const char *root, const char *const *suffixes, int (*fn)(const char 
         free(names[i]);
     }
     free(names);
+    return rc;
+}
+
+int fs_sync_dir(const char *path)
+{
+    char dir[4096];
+    snprintf(dir, sizeof dir, "%s", path);
+    char *slash = strrchr(dir, '/');
+    if (slash)
+        *slash = 0;
+    else
+        snprintf(dir, sizeof dir, ".");
+    int fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    if (fd < 0)
+        return -1;
+    int rc = fsync(fd);
+    close(fd);
     return rc;
 }

@@ -19,6 +19,16 @@ int fs_mkdir_p(const char *path);
  * the cause: ENOSPC when the disk is full). */
 int fs_write_atomic(const char *path, const void *data, size_t len, int replace, char *err, size_t errlen);
 
+/* fs_write_atomic with a named fault point (fs_fault) passed once the
+ * temporary file is complete and flushed, before it is moved into place
+ * (NULL: none). */
+int fs_write_atomic_at(const char *point, const char *path, const void *data, size_t len, int replace, char *err,
+                       size_t errlen);
+
+/* fsync the folder that holds path (so a rename into it survives a power
+ * loss).  @return 0 or -1 (errno). */
+int fs_sync_dir(const char *path);
+
 /* Read a whole file (NUL-terminated, *len without the NUL).  @return a
  * malloc'd buffer or NULL (message in err). */
 char *fs_read_all(const char *path, size_t *len, char *err, size_t errlen);
@@ -41,7 +51,11 @@ int fs_is_dir(const char *path);
  * process kill itself with SIGKILL there (a crash at a chosen moment).
  * Points: fs.create (EACCES: creating a temporary file), fs.write (ENOSPC:
  * writing it), fs.fsync (EIO), fs.rename (EIO: moving it into place),
- * stats.write (ENOSPC: a line of stats.jsonl).  Unset: no faults.
+ * stats.write (ENOSPC: a line of stats.jsonl); the windows of a campaign,
+ * for kill tests: finding.write (inside a finding's write: the temporary
+ * file complete, not yet linked into place), state.write (the same for a
+ * shard's state), finding.filed (a finding filed, the state that counts it
+ * not yet written).  Unset: no faults.
  * @return 0 to go on, or the errno value the operation must fail with. */
 int fs_fault(const char *point, size_t units);
 

@@ -4,6 +4,7 @@
 #include "run_loop.h"
 
 #include "buckets.h"
+#include "campaign.h"
 #include "instr_select.h"
 #include "run_fs.h"
 #include "mmafuzz_gen.h"
@@ -14,6 +15,7 @@
 #include "run_workers.h"
 #include "vecfile.h"
 
+#include <errno.h>
 #include <signal.h>
 #include <stdatomic.h>
 #include <stdio.h>
@@ -29,9 +31,10 @@
 
 /* One recorded mismatch of a batch. */
 typedef struct rec {
-    unsigned long long tile;
+    unsigned long long tile;  /* the tile's index in the campaign */
     int i, j;
     uint64_t dev, model;
+    int cls;                  /* --campaign: its signature class */
 } rec;
 
 typedef struct batch {
@@ -40,7 +43,12 @@ typedef struct batch {
     const mf_instr *model;    /* the row the model evaluates (in, unless --model) */
     int m, n, k;
     size_t ntiles;
-    unsigned long long first_tile;
+    unsigned long long first_tile;  /* slot t holds tile tile_base + tile_stride * (first_tile + t) */
+    unsigned long long tile_base, tile_stride;
+    int camp;                 /* --campaign: record per tile (trecs) and count per class (ncls) */
+    rec *trecs;               /* CP_TILE_RECS per tile: the first mismatch of each class in the tile */
+    unsigned char *trec_n;    /* per tile */
+    long long *ncls;          /* CP_NCLASS per chunk */
     void *A, *B, *C, *SA, *SB, *D;
     unsigned char *gen;       /* generator of each tile */
     size_t nchunks;           /* chunk c: tiles [ntiles*c/nchunks, ntiles*(c+1)/nchunks) */
@@ -76,6 +84,26 @@ static void on_sigint(int sig)
 /* ------------------------------------------------------------ workers */
 
 static size_t chunk_first(const batch *b, size_t c) { return b->ntiles * c / b->nchunks; }
+static unsigned long long tile_of(const batch *b, size_t t) { return b->tile_base + b->tile_stride * (b->first_tile + t); }
+
+/* --campaign: count a mismatch by class, and record it when it is the first
+ * of its class in tile t (what is recorded depends on the tile alone). */
+static void camp_record(batch *b, size_t c, size_t t, int i, int j, uint64_t d, uint64_t mv)
+{
+    int cls = cp_class_index(rv_signature(b->in->fd, d, mv));
+    if (cls < 0)
+        cls = CP_NCLASS - 1;
+    b->ncls[c * CP_NCLASS + (size_t)cls]++;
+    rec *r = b->trecs + t * CP_TILE_RECS;
+    int n = b->trec_n[t];
+    for (int q = 0; q < n; q++)
+        if (r[q].cls == cls)
+            return;
+    if (n < CP_TILE_RECS) {
+        r[n] = (rec){tile_of(b, t), i, j, d, mv, cls};
+        b->trec_n[t] = (unsigned char)(n + 1);
+    }
+}
 
 /* Compare every output element of chunk c of batch b with the model
  * (mf_eval_tiles, one tile at a time into the scratch tile `want`). */
@@ -90,7 +118,11 @@ static void eval_chunk(batch *b, size_t c, unsigned char *want)
     long long nmis = 0;
     rec *recs = b->recs + c * REC_PER_CHUNK;
     const unsigned char *A = b->A, *B = b->B, *C = b->C, *SA = b->SA, *SB = b->SB, *D = b->D;
+    if (b->camp)
+        memset(b->ncls + c * CP_NCLASS, 0, CP_NCLASS * sizeof *b->ncls);
     for (size_t t = chunk_first(b, c), t1 = chunk_first(b, c + 1); t < t1; t++) {
+        if (b->camp)
+            b->trec_n[t] = 0;
         mf_eval_tiles(in, m, n, k, 1, A + t * (size_t)m * (size_t)k * ea, B + t * (size_t)n * (size_t)k * eb,
                       C + t * mn * ec, S ? SA + t * (size_t)m * S * es : NULL, S ? SB + t * (size_t)n * S * es : NULL,
                       want);
@@ -101,8 +133,10 @@ static void eval_chunk(batch *b, size_t c, unsigned char *want)
             uint64_t d = mf_elem_get(ed, dt, o), mv = mf_elem_get(ed, want, o);
             if (d != mv && !mf_output_equal(b->in, d, mv)) {
                 nmis++;
-                if (nrec < REC_PER_CHUNK)
-                    recs[nrec++] = (rec){b->first_tile + t, (int)(o / (size_t)n), (int)(o % (size_t)n), d, mv};
+                if (b->camp)
+                    camp_record(b, c, t, (int)(o / (size_t)n), (int)(o % (size_t)n), d, mv);
+                else if (nrec < REC_PER_CHUNK)
+                    recs[nrec++] = (rec){b->first_tile + t, (int)(o / (size_t)n), (int)(o % (size_t)n), d, mv, 0};
             }
         }
     }
@@ -128,7 +162,7 @@ static void job_fn(void *ctx, int w, int nw)
         while (!g_stop && (c = atomic_fetch_add(&jb->next_gen, 1)) < b->nchunks) {
             double t0 = rs_now();
             for (size_t t = chunk_first(b, c), t1 = chunk_first(b, c + 1); t < t1; t++)
-                b->gen[t] = (unsigned char)gen_tile(&b->g, b->first_tile + t, t);
+                b->gen[t] = (unsigned char)gen_tile(&b->g, tile_of(b, t), t);
             b->chunk_s[c] = rs_now() - t0;
         }
     }
@@ -157,9 +191,19 @@ static int load_case(const st_case *c, void *vctx)
 
 /* The tile arrays come from the device's allocator (page-locked for CUDA:
  * copied without staging). */
-static int alloc_batch(batch *b, mf_device *dev, size_t bytes[6], size_t tiles, size_t want_bytes, int nworkers)
+static int alloc_batch(batch *b, mf_device *dev, size_t bytes[6], size_t tiles, size_t want_bytes, int nworkers,
+                       int camp)
 {
     memset(b, 0, sizeof *b);
+    b->tile_stride = 1;
+    if (camp) {
+        b->camp = 1;
+        b->trecs = calloc(tiles * CP_TILE_RECS + 1, sizeof *b->trecs);
+        b->trec_n = calloc(tiles + 1, 1);
+        b->ncls = calloc((size_t)CHUNKS * CP_NCLASS, sizeof *b->ncls);
+        if (!b->trecs || !b->trec_n || !b->ncls)
+            return -1;
+    }
     void **arr[6] = {&b->A, &b->B, &b->C, &b->SA, &b->SB, &b->D};
     int ok = 1;
     for (int q = 0; q < 6; q++)
@@ -185,6 +229,9 @@ static void free_batch(batch *b, mf_device *dev)
     free(b->nmis);
     free(b->chunk_s);
     free(b->want);
+    free(b->trecs);
+    free(b->trec_n);
+    free(b->ncls);
 }
 
 /* Handle the recorded mismatches of an evaluated batch: the first of each
@@ -322,12 +369,154 @@ static run_err handle_mismatches(const run_opts *o, run_instr *ri, batch *b, sto
     return rc;
 }
 
+/* --campaign: file the recorded mismatches of an evaluated batch by the
+ * definition's policy: the first mismatch of each class in a tile when the
+ * tile is sampled (cp_tile_sampled: a function of the tile alone), and the
+ * first one of a class the shard has no finding of yet.  Nothing is added
+ * to the mutation pool (it stays the frozen one).  newhex[c] receives the
+ * hash of a finding of class c filed here.  *stopped: a stop request came
+ * (the batch is then not counted, and runs again on resume). */
+static run_err handle_campaign(const run_opts *o, run_instr *ri, batch *b, store *st, rs_stats *rs, mf_device *dev,
+                               char newhex[CP_NCLASS][33], int *stopped)
+{
+    rs_instr *ps = &rs->per[b->slot];
+    run_instr *r = &ri[b->slot];
+    const cp_istate *cs = &o->cstate->in[r->cp];
+    int tried[CP_NCLASS] = {0};
+    for (int c = 0; c < CP_NCLASS; c++)
+        newhex[c][0] = 0;
+    *stopped = 0;
+    for (size_t t = 0; t < b->ntiles; t++) {
+        if (!b->trec_n[t])
+            continue;
+        int sampled = cp_tile_sampled(o->def, b->in->name, tile_of(b, t));
+        for (int q = 0; q < b->trec_n[t]; q++) {
+            const rec *rc = &b->trecs[t * CP_TILE_RECS + (size_t)q];
+            int wanted = !cs->cls_hex[rc->cls][0] && !newhex[rc->cls][0] && !tried[rc->cls];
+            if (!sampled && !wanted)
+                continue;
+            if (g_stop) {
+                *stopped = 1;
+                return RUN_OK;
+            }
+            tried[rc->cls] = 1;
+            if (!r->z_ready) {
+                if (mz_dev_init(&r->z, dev, b->in, r->model)) {
+                    fprintf(stderr, "mmafuzz run: %s\n", r->z.err);
+                    return RUN_ERR_DEVICE;
+                }
+                r->z_ready = 1;
+                r->z.stop = &g_stop;
+            }
+            mf_case orig;
+            mf_tile_get_case(b->in, b->m, b->n, b->k, b->A, b->B, b->C, b->SA, b->SB, t, rc->i, rc->j, &orig);
+            mm_origin origin = {o->device, o->seed, (long long)(rc->tile * (unsigned long long)(b->m * b->n)) +
+                                                        rc->i * b->n + rc->j,
+                                (long long)rc->tile, rc->i, rc->j, b->m, b->n, gen_name((gen_kind)b->gen[t])};
+            mm_outcome out;
+            char err[700];
+            double t_handle = rs_now();
+            mm_err me = mm_handle(st, &r->z, &orig, rc->dev, &origin, &out, err, sizeof err);
+            if (me == MM_STOPPED || g_stop) {
+                *stopped = 1;
+                return RUN_OK;
+            }
+            if (me != MM_OK) {
+                fprintf(stderr, "%smmafuzz run: %s\n", rs->tty ? "\n" : "", err);
+                if (me == MM_ERR_STORE)
+                    return RUN_ERR_STORE;
+                ps->dev_errors++;
+                continue;
+            }
+            fs_fault("finding.filed", 1);  /* a kill test's window: filed, not yet counted by the state */
+            t_handle = rs_now() - t_handle;
+            ps->minimized++;
+            ps->min_seconds += t_handle;
+            if (t_handle > ps->min_max_seconds)
+                ps->min_max_seconds = t_handle;
+            if (out.kind != MZ_REPEATS)
+                ps->nondet++;
+            if (!cs->cls_hex[rc->cls][0] && !newhex[rc->cls][0])
+                snprintf(newhex[rc->cls], 33, "%s", out.hex);
+            if (out.is_new)
+                ps->new_files++;
+            st_entry *e = st_find(st, out.hex);
+            if (e && !e->run_seen) {
+                e->run_seen = 1;
+                ps->unique++;
+                if (o->verbose)
+                    fprintf(stderr, "%s%s %s %s\n", rs->tty ? "\n" : "", out.is_new ? "NEW " : "seen", out.sig,
+                            out.path);
+            }
+        }
+    }
+    return RUN_OK;
+}
+
 /* ------------------------------------------------------------ selection */
+
+/* --campaign: the definition's instructions, the lock and the shard state. */
+static run_err select_campaign(const run_opts *o, mf_device *dev, run_instr **out, int *nout)
+{
+    const cp_def *d = o->def;
+    char err[1400];
+    if (fs_mkdir_p(o->shard_dir)) {
+        fprintf(stderr, "mmafuzz run: %s: cannot create the folder (%s)\n", o->shard_dir, strerror(errno));
+        return RUN_ERR_STORE;
+    }
+    int fd = cp_lock_shard(o->shard_dir, err, sizeof err);
+    if (fd < 0) {
+        fprintf(stderr, "mmafuzz run: %s\n", err);
+        return RUN_ERR_STORE;
+    }
+    ((run_opts *)o)->lock_fd = fd;  /* held until the process exits */
+    int rc = cp_state_read(o->shard_dir, d, o->shard_i, o->shard_n, o->cstate, err, sizeof err);
+    if (rc < 0) {
+        fprintf(stderr, "mmafuzz run: %s\n", err);
+        return RUN_ERR_INPUT;
+    }
+    run_instr *ri = calloc((size_t)d->ninstr, sizeof *ri);
+    if (!ri)
+        return RUN_ERR_NOMEM;
+    int ni = 0;
+    long long left = 0;
+    for (int q = 0; q < d->ninstr; q++) {
+        const cp_instr *ci = &d->instr[q];
+        const mf_instr *in = mf_instr_find(ci->name);
+        run_instr *r = &ri[ni];
+        r->in = in;
+        r->model = in && o->model ? mf_instr_on_arch(in, mf_arch_by_name(o->model)) : in;
+        if (!in || !r->model || !mf_device_supports(dev, in, NULL) ||
+            mf_device_tile_shape(dev, in, NULL, &r->m, &r->n, &r->k) || r->m != ci->m || r->n != ci->n ||
+            r->k != ci->k) {
+            fprintf(stderr, "mmafuzz run: %s: the device %s does not run it as the definition says (%dx%dx%d)\n",
+                    ci->name, o->device, ci->m, ci->n, ci->k);
+            free(ri);
+            return RUN_ERR_USAGE;
+        }
+        r->cp = q;
+        r->tiles_per_batch = (size_t)(o->batch / (r->m * r->n));
+        if (r->tiles_per_batch < 1)
+            r->tiles_per_batch = 1;
+        unsigned long long own = cp_shard_tiles(ci->tiles, o->shard_i, o->shard_n);
+        r->next_tile = r->done_tile = o->cstate->in[q].done;
+        r->quota = (long long)(own - r->done_tile) * r->m * r->n;
+        left += r->quota;
+        ni++;
+    }
+    fprintf(stderr, "mmafuzz run: shard %d/%d: %s, %lld cases left\n", o->shard_i, o->shard_n,
+            rc == 1 ? "starting" : "resuming from its state", left);
+    *out = ri;
+    *nout = ni;
+    return RUN_OK;
+}
 
 run_err run_select(const run_opts *o, mf_device *dev, run_instr **out, int *nout)
 {
     *out = NULL;
     *nout = 0;
+    if (o->campaign)
+        return select_campaign(o, dev, out, nout);
     if (instr_select_check("run", "--instr ", o->pat, o->npat))
         return RUN_ERR_USAGE;
     run_instr *ri = calloc(mf_instr_count, sizeof *ri);
@@ -398,6 +587,8 @@ run_err run_select(const run_opts *o, mf_device *dev, run_instr **out, int *nout
 /* Write OUT/campaign.state with the tile counters of the campaign. */
 static run_err save_state(const run_opts *o, const run_instr *ri, int ni, char *err, size_t errlen)
 {
+    if (o->campaign)  /* the shard's state is kept up to date in o->cstate as batches are counted */
+        return cp_state_write(o->shard_dir, o->cstate, err, errlen) ? RUN_ERR_STORE : RUN_OK;
     run_state_tile *t = calloc((size_t)ni, sizeof *t);
     if (!t) {
         snprintf(err, errlen, "campaign.state: out of memory");
@@ -418,13 +609,22 @@ run_err run_loop(const run_opts *o, mf_device *dev, run_instr *ri, int ni, long 
 {
     char err[700];
     run_err status = RUN_OK;
+    /* a stop request from here on ends the run through the loop, which writes the state */
+    struct sigaction sa;
+    memset(&sa, 0, sizeof sa);
+    sa.sa_handler = on_sigint;
+    sigaction(SIGINT, &sa, NULL);
+    sigaction(SIGTERM, &sa, NULL);
+    sigaction(SIGHUP, &sa, NULL);
     store st;
     if (st_open(&st, o->out, err, sizeof err)) {
         fprintf(stderr, "mmafuzz run: %s\n", err);
         return RUN_ERR_STORE;
     }
-    rf_buckets *bs = rf_buckets_open(o->out, (int)o->per_bucket, err, sizeof err);
-    if (!bs) {
+    /* buckets (buckets.h) decide what a plain run files; a campaign shard files
+     * by the campaign's own policy (handle_campaign) and keeps no buckets.tsv */
+    rf_buckets *bs = o->campaign ? NULL : rf_buckets_open(o->out, (int)o->per_bucket, err, sizeof err);
+    if (!bs && !o->campaign) {
         fprintf(stderr, "mmafuzz run: %s\n", err);
         st_close(&st);
         return RUN_ERR_STORE;
@@ -453,6 +653,12 @@ run_err run_loop(const run_opts *o, mf_device *dev, run_instr *ri, int ni, long 
             paths[np++] = o->corpus[c];
         if (o->resume)
             paths[np++] = o->out;
+        char frozen[1200];
+        if (o->campaign) {  /* the campaign's frozen pool only, in its order: tiles are pure functions of it */
+            snprintf(frozen, sizeof frozen, "%s/pool.vec", o->campaign);
+            paths[0] = frozen;
+            np = 1;
+        }
         load_ctx lc = {&pl, ri, ni, 0};
         long skipped = st_read(paths, np, load_case, &lc);
         if (np)
@@ -469,6 +675,33 @@ run_err run_loop(const run_opts *o, mf_device *dev, run_instr *ri, int ni, long 
     rs.jobs = o->jobs;
     for (int i = 0; i < ni; i++)
         rs.per[i].in = ri[i].in;
+    char run_id[200];
+    cp_run_id(run_id, sizeof run_id);
+    if (o->campaign) {  /* one stats file per process run, named by its run id */
+        char sdir[1300], shard[40];
+        snprintf(sdir, sizeof sdir, "%s/stats", o->out);
+        snprintf(shard, sizeof shard, "%d/%d", o->shard_i, o->shard_n);
+        rs.run_id = run_id;
+        snprintf(rs.shard, sizeof rs.shard, "%s", shard);
+        if (fs_mkdir_p(sdir))
+            fprintf(stderr, "mmafuzz run: %s: cannot create the folder (%s)\n", sdir, strerror(errno));
+        snprintf(rs.json_path, sizeof rs.json_path, "%.800s/%.200s.jsonl", sdir, run_id);
+    }
+    {
+        const mf_device_info *info = mf_device_get_info(dev);
+        const char *vis = getenv("CUDA_VISIBLE_DEVICES");
+        if (!vis || !*vis)
+            vis = getenv("HIP_VISIBLE_DEVICES");
+        if (info->backend == MF_BACKEND_MODEL)
+            snprintf(rs.gpu, sizeof rs.gpu, "%s (a model, no hardware)", info->name);
+        else
+            snprintf(rs.gpu, sizeof rs.gpu, "%s %s index %d%s%s", info->name, info->arch, info->index,
+                     vis && *vis ? " visible-devices " : "", vis && *vis ? vis : "");
+    }
+    for (int i = 0; i < ni; i++)
+        rs.planned = ri[i].quota < 0 || rs.planned < 0 ? -1 : rs.planned + ri[i].quota;
+    if (rs.planned < 0)
+        rs.planned = 0;
     rs_open(&rs, o->out);
 
     /* batch buffers, sized for the largest instruction */
@@ -491,7 +724,7 @@ run_err run_loop(const run_opts *o, mf_device *dev, run_instr *ri, int ni, long 
     batch bufs[3];
     int ok = wp != NULL;
     for (int q = 0; q < 3; q++)
-        ok &= alloc_batch(&bufs[q], dev, bytes, maxtiles, want_bytes, o->jobs) == 0;
+        ok &= alloc_batch(&bufs[q], dev, bytes, maxtiles, want_bytes, o->jobs, o->campaign != NULL) == 0;
     if (!ok) {
         fprintf(stderr, "mmafuzz run: out of memory for the batch buffers\n");
         return RUN_ERR_NOMEM;
@@ -503,13 +736,16 @@ run_err run_loop(const run_opts *o, mf_device *dev, run_instr *ri, int ni, long 
             o->seed, di->name, di->arch, ni, ni == 1 ? "" : "s", nw, o->model ? ", model " : "", o->model ? o->model : "",
             o->mix_text, o->out);
 
-    struct sigaction sa;
-    memset(&sa, 0, sizeof sa);
-    sa.sa_handler = on_sigint;
-    sigaction(SIGINT, &sa, NULL);
-    sigaction(SIGTERM, &sa, NULL);
 
     double t_start = rs_now(), last_save = t_start;
+    /* a shard's state is written every 2 s (MMAFUZZ_CHECKPOINT_S overrides it, 0 to 10: kill tests write it after
+     * every batch) and at the end */
+    double ckpt_s = 2.0;
+    if (o->campaign && getenv("MMAFUZZ_CHECKPOINT_S")) {
+        ckpt_s = strtod(getenv("MMAFUZZ_CHECKPOINT_S"), NULL);
+        if (!(ckpt_s >= 0 && ckpt_s <= 10))
+            ckpt_s = 2.0;
+    }
     int rot = 0;               /* round-robin position */
     batch *ready = NULL;       /* generated, not yet run */
     batch *ran = NULL;         /* run, not yet evaluated */
@@ -546,6 +782,8 @@ run_err run_loop(const run_opts *o, mf_device *dev, run_instr *ri, int ni, long 
                 gen->ntiles = nt;
                 gen->nchunks = nt < CHUNKS ? nt : CHUNKS;
                 gen->first_tile = r->next_tile;
+                gen->tile_base = o->campaign ? (unsigned long long)o->shard_i : 0;
+                gen->tile_stride = o->campaign ? (unsigned long long)o->shard_n : 1;
                 r->next_tile += nt;
                 if (r->quota > 0)
                     r->quota = r->quota > (long long)(nt * per) ? r->quota - (long long)(nt * per) : 0;
@@ -570,7 +808,10 @@ run_err run_loop(const run_opts *o, mf_device *dev, run_instr *ri, int ni, long 
             if (rc) {
                 fprintf(stderr, "%smmafuzz run: device error: %s\n", rs.tty ? "\n" : "", derr);
                 rs.per[ready->slot].dev_errors++;
-                if (++dev_fail >= 3) {
+                if (o->campaign) {  /* a shard's tiles are done in order: stop, resume runs the batch again */
+                    status = RUN_ERR_DEVICE;
+                    why = "device error";
+                } else if (++dev_fail >= 3) {
                     fprintf(stderr, "mmafuzz run: three device errors in a row; stopping\n");
                     status = RUN_ERR_DEVICE;
                     why = "device errors";
@@ -590,7 +831,54 @@ run_err run_loop(const run_opts *o, mf_device *dev, run_instr *ri, int ni, long 
             ran = ready = NULL;
             continue;
         }
-        if (ran) {
+        if (ran && o->campaign) {
+            /* file first, then count: the batch's tiles, cases and disagreements
+             * enter the shard state together, after the findings */
+            char newhex[CP_NCLASS][33];
+            int stopped = 0;
+            run_err he = handle_campaign(o, ri, ran, &st, &rs, dev, newhex, &stopped);
+            if (he != RUN_OK) {
+                status = he;
+                why = he == RUN_ERR_STORE ? "store error" : he == RUN_ERR_DEVICE ? "device error" : "out of memory";
+            } else if (!stopped) {
+                rs_instr *ps = &rs.per[ran->slot];
+                cp_istate *cs = &o->cstate->in[ri[ran->slot].cp];
+                long long cases = (long long)ran->ntiles * ran->m * ran->n, mis = 0;
+                for (size_t c = 0; c < ran->nchunks; c++) {
+                    ps->model_s += ran->chunk_s[c];
+                    mis += ran->nmis[c];
+                    for (int k = 0; k < CP_NCLASS; k++)
+                        cs->cls[k] += ran->ncls[c * CP_NCLASS + (size_t)k];
+                }
+                for (int k = 0; k < CP_NCLASS; k++)
+                    if (newhex[k][0] && !cs->cls_hex[k][0])
+                        snprintf(cs->cls_hex[k], sizeof cs->cls_hex[k], "%s", newhex[k]);
+                ps->cases += cases;
+                ps->tiles += (long long)ran->ntiles;
+                ps->mismatches += mis;
+                cs->cases += cases;
+                cs->mismatches += mis;
+                cs->done = ri[ran->slot].done_tile = ran->first_tile + ran->ntiles;
+            } else {
+                why = "interrupted";
+                ready = NULL;
+            }
+            if (status == RUN_OK && rs_now() - last_save >= ckpt_s) {  /* findings' index, then the state */
+                if (st_flush(&st, err, sizeof err)) {
+                    fprintf(stderr, "mmafuzz run: %s\n", err);
+                    status = RUN_ERR_STORE;
+                    why = "store error";
+                }
+                run_err se = status == RUN_OK ? save_state(o, ri, ni, err, sizeof err) : RUN_OK;
+                if (se != RUN_OK) {
+                    fprintf(stderr, "mmafuzz run: %s\n", err);
+                    status = se;
+                    why = "store error";
+                }
+                last_save = rs_now();
+            }
+            rs_report(&rs, o->report_period, 0);
+        } else if (ran) {
             rs_instr *ps = &rs.per[ran->slot];
             ps->cases += (long long)ran->ntiles * ran->m * ran->n;
             for (size_t c = 0; c < ran->nchunks; c++)
@@ -623,9 +911,10 @@ run_err run_loop(const run_opts *o, mf_device *dev, run_instr *ri, int ni, long 
     }
     rs_report(&rs, o->report_period, 1);
     rs_summary(&rs, stdout, why);
-    printf("buckets: %lld seen, %lld new; %lld disagreements counted without a file\n", rf_buckets_seen(bs),
-           rf_buckets_new(bs), rf_buckets_counted_only(bs));
-    if (st_flush(&st, err, sizeof err) || rf_buckets_flush(bs, err, sizeof err)) {
+    if (bs)
+        printf("buckets: %lld seen, %lld new; %lld disagreements counted without a file\n", rf_buckets_seen(bs),
+               rf_buckets_new(bs), rf_buckets_counted_only(bs));
+    if (st_flush(&st, err, sizeof err) || (bs && rf_buckets_flush(bs, err, sizeof err))) {
         fprintf(stderr, "mmafuzz run: %s\n", err);
         if (status == RUN_OK)
             status = RUN_ERR_STORE;

@@ -25,13 +25,17 @@ typedef struct run_instr {
     unsigned long long next_tile;  /* next tile to generate */
     unsigned long long done_tile;  /* tiles evaluated */
     long long quota;               /* cases left this invocation; -1: no limit */
+    int cp;                        /* --campaign: its index in the definition and the shard state */
     mz_dev z;
     int z_ready;
 } run_instr;
 
 /* Choose the instructions of the campaign: those o's patterns select that
  * the device runs (and the --model architecture has), with their tile
- * shapes, resume counters and quotas.  @return RUN_OK and *ri (calloc'd),
+ * shapes, resume counters and quotas.  With --campaign: the definition's
+ * instructions (the device must give their tile shapes); the shard is
+ * locked (cp_lock_shard) and its state read into o->cstate; next_tile and
+ * done_tile count the shard's own tiles (global tile I + N * t).  @return RUN_OK and *ri (calloc'd),
  * *ni >= 1; or RUN_ERR_USAGE / RUN_ERR_INPUT / RUN_ERR_NOMEM (message printed). */
 run_err run_select(const run_opts *o, mf_device *dev, run_instr **ri, int *ni);
 

@@ -24,6 +24,99 @@ const char *run_err_name(run_err e)
     return "?";
 }
 
+/* Where a shard number comes from: the flag, else the environment. */
+static int shard_from(const char *flag_val, const char *const *envs, long long *v, const char **from)
+{
+    if (flag_val) {
+        *from = "-shard";
+        return cli_parse_decimal(flag_val, v);
+    }
+    for (; *envs; envs++) {
+        const char *e = getenv(*envs);
+        if (e && *e) {
+            *from = *envs;
+            return cli_parse_decimal(e, v);
+        }
+    }
+    return 1;
+}
+
+/* run --campaign DIR: everything but -jobs, -batch, -max_total_time,
+ * --report and -v comes from the definition. */
+static int run_opts_campaign(run_opts *o)
+{
+    cli_args *a = &o->args;
+    static const struct { cli_flag_id id; const char *name; } fixed[] = {
+        {CLI_F_run_instr, "--instr"}, {CLI_F_run_device, "--device"}, {CLI_F_run_model, "--model"},
+        {CLI_F_run_seed, "-seed"},    {CLI_F_run_runs, "-runs"},      {CLI_F_run_corpus, "--corpus"},
+        {CLI_F_run_out, "--out"},     {CLI_F_run_mix, "--mix"},       {CLI_F_run_minimize, "-minimize"},
+        {CLI_F_run_resume, "--resume"},
+    };
+    for (size_t f = 0; f < sizeof fixed / sizeof *fixed; f++)
+        if (a->v[fixed[f].id].given) {
+            fprintf(stderr, "mmafuzz run: %s: the campaign's definition fixes it (a shard resumes by running it "
+                            "again)\n", fixed[f].name);
+            return -1;
+        }
+    o->campaign = CLI_V(a, run, campaign).s;
+    o->def = malloc(sizeof *o->def);
+    o->cstate = malloc(sizeof *o->cstate);
+    char err[1400];
+    if (!o->def || !o->cstate) {
+        fprintf(stderr, "mmafuzz run: out of memory\n");
+        return -1;
+    }
+    if (cp_def_read(o->campaign, o->def, err, sizeof err)) {
+        fprintf(stderr, "mmafuzz run: --campaign: %s\n", err);
+        return -1;
+    }
+    /* the shard: -shard I/N, else I from the scheduler and N from -shards / MMAFUZZ_SHARDS */
+    const char *shard = CLI_V(a, run, shard).s, *from_i = NULL, *from_n = NULL;
+    long long i = -1, n = -1;
+    if (shard && strchr(shard, '/')) {
+        int si, sn;
+        if (cp_parse_shard(shard, &si, &sn)) {
+            fprintf(stderr, "mmafuzz run: -shard %s: expected I/N with 0 <= I < N\n", shard);
+            return -1;
+        }
+        i = si;
+        n = sn;
+        from_i = from_n = "-shard";
+    } else {
+        static const char *const ienv[] = {"SLURM_ARRAY_TASK_ID", "JOB_COMPLETION_INDEX", NULL};
+        static const char *const nenv[] = {"MMAFUZZ_SHARDS", NULL};
+        int ri = shard_from(shard, ienv, &i, &from_i);
+        int rn = CLI_V(a, run, shards).given ? (n = CLI_V(a, run, shards).i, from_n = "-shards", 0)
+                                             : shard_from(NULL, nenv, &n, &from_n);
+        if (ri || rn || i < 0 || n < 1 || i >= n) {
+            fprintf(stderr, "mmafuzz run: --campaign: expected -shard I/N, or I from -shard, SLURM_ARRAY_TASK_ID or "
+                            "JOB_COMPLETION_INDEX and N from -shards or MMAFUZZ_SHARDS, with 0 <= I < N "
+                            "(got I %s%s%s, N %s%s%s)\n", ri ? "missing" : "from ", ri ? "" : from_i,
+                    ri == -1 ? " (not a number)" : "", rn ? "missing" : "from ", rn ? "" : from_n,
+                    rn == -1 ? " (not a number)" : "");
+            return -1;
+        }
+    }
+    o->shard_i = (int)i;
+    o->shard_n = (int)n;
+    fprintf(stderr, "mmafuzz run: campaign %s, shard %d/%d (I from %s, N from %s)\n", o->def->id, o->shard_i,
+            o->shard_n, from_i, from_n);
+    cp_shard_dir(o->campaign, o->shard_i, o->shard_n, o->shard_dir, sizeof o->shard_dir);
+    o->out = o->shard_dir;
+    o->device = o->def->device;
+    o->model = o->def->model[0] ? o->def->model : NULL;
+    o->seed = o->def->seed;
+    o->seed_given = 1;
+    o->runs = -1;
+    gen_mix_default(&o->mix);
+    if (gen_mix_parse(o->def->mix, &o->mix, err, sizeof err)) {
+        fprintf(stderr, "mmafuzz run: --campaign: the definition's mix: %s\n", err);
+        return -1;
+    }
+    gen_mix_format(&o->mix, o->mix_text, sizeof o->mix_text);
+    return 0;
+}
+
 int run_opts_parse(int argc, char **argv, run_opts *o)
 {
     memset(o, 0, sizeof *o);
@@ -65,6 +158,13 @@ int run_opts_parse(int argc, char **argv, run_opts *o)
             return -1;
         }
     }
+    o->lock_fd = -1;
+    if (CLI_V(a, run, campaign).given)
+        return run_opts_campaign(o);
+    if (CLI_V(a, run, shard).given || CLI_V(a, run, shards).given) {
+        fprintf(stderr, "mmafuzz run: -shard and -shards need --campaign DIR\n");
+        return -1;
+    }
     if (o->resume) {
         if (have_out && strcmp(o->out, o->resume)) {
             fprintf(stderr, "mmafuzz run: --resume DIR writes to DIR; --out names another folder\n");
@@ -88,5 +188,7 @@ int run_opts_parse(int argc, char **argv, run_opts *o)
 
 void run_opts_free(run_opts *o)
 {
+    free(o->def);
+    free(o->cstate);
     cli_free(&o->args);
 }

@@ -6,6 +6,7 @@
 #ifndef MMAFUZZ_RUN_OPTIONS_H
 #define MMAFUZZ_RUN_OPTIONS_H
 
+#include "campaign.h"
 #include "cli.h"
 #include "mmafuzz_gen.h"
 #include "run_pool.h"
@@ -47,6 +48,13 @@ typedef struct run_opts {
     const char *resume;
     double report_period;
     int verbose;              /* -v: a line per new file and per skipped instruction */
+    /* run --campaign DIR -shard I/N: the definition, the shard and its state */
+    const char *campaign;     /* DIR, or NULL */
+    int shard_i, shard_n;
+    cp_def *def;              /* malloc'd; NULL without --campaign */
+    cp_state *cstate;         /* the shard's state, read once the shard is locked (run_select) */
+    char shard_dir[1100];
+    int lock_fd;              /* the shard's lock, held until the process exits */
     cli_args args;            /* the parsed command line (the strings above point into it) */
 } run_opts;
 

@@ -31,7 +31,10 @@ long long rs_total(const rs_stats *s, int field)
 
 int rs_open(rs_stats *s, const char *out_dir)
 {
-    snprintf(s->json_path, sizeof s->json_path, "%s/stats.jsonl", out_dir);
+    if (!s->json_path[0])
+        snprintf(s->json_path, sizeof s->json_path, "%s/stats.jsonl", out_dir);
+    if (gethostname(s->host, sizeof s->host - 1) != 0)
+        snprintf(s->host, sizeof s->host, "?");
     s->json = fopen(s->json_path, "a");
     if (!s->json) {
         fprintf(stderr, "mmafuzz run: %s: cannot open for appending (%s)\n", s->json_path, strerror(errno));
@@ -75,9 +78,11 @@ static void json_line(rs_stats *s, double now)
     fprintf(s->json,
             "{\"unix_time\":%lld,\"elapsed_s\":%.3f,\"device\":\"%s\",\"seed\":%llu,\"cases\":%lld,\"tiles\":%lld,"
             "\"dot_products_per_s\":%.0f,\"mismatches_total\":%lld,\"mismatches_unique\":%lld,\"new_files\":%lld,"
-            "\"nondeterministic\":%lld,\"instr\":{",
+            "\"nondeterministic\":%lld,\"run_id\":\"%s\",\"shard\":\"%s\",\"host\":\"%s\",\"gpu\":\"%s\","
+            "\"instr\":{",
             (long long)wall, el, s->device, s->seed, cases, rs_total(s, RS_TILES), el > 0 ? (double)cases / el : 0.0,
-            rs_total(s, RS_MISMATCHES), rs_total(s, RS_UNIQUE), rs_total(s, RS_NEW), rs_total(s, RS_NONDET));
+            rs_total(s, RS_MISMATCHES), rs_total(s, RS_UNIQUE), rs_total(s, RS_NEW), rs_total(s, RS_NONDET),
+            s->run_id ? s->run_id : "", s->shard, s->host, s->gpu);
     for (int i = 0; i < s->n; i++) {
         const rs_instr *p = &s->per[i];
         fprintf(s->json,
@@ -113,11 +118,18 @@ void rs_report(rs_stats *s, double period, int force)
             if (s->per[i].mismatches && (!top || s->per[i].mismatches > top->mismatches))
                 top = &s->per[i];
         }
-        char line[512];
+        char line[512], eta[80] = "";
+        if (s->planned > 0) {  /* progress and the time left at the average rate so far */
+            char p[24];
+            double left = avg > 0 ? (double)(s->planned - cases) / avg : 0;
+            snprintf(eta, sizeof eta, " of %s (%.0f%%, ETA %.0fh%02.0fm%02.0fs)", human((double)s->planned, p, sizeof p),
+                     100.0 * (double)cases / (double)s->planned, left / 3600 < 1e6 ? (double)(long)(left / 3600) : 0.0,
+                     (double)((long)left % 3600 / 60), (double)((long)left % 60));
+        }
         snprintf(line, sizeof line,
-                 "#%.0fs cases %s  %s dot products/s (now %s/s)  mismatches %lld unique / %lld total  "
+                 "#%.0fs cases %s%s  %s dot products/s (now %s/s)  mismatches %lld unique / %lld total  "
                  "new files %lld  buckets %lld (new %lld)  instr %d/%d%s%s",
-                 now - s->t0, human((double)cases, a, sizeof a), human(avg, b, sizeof b), human(rate, c, sizeof c),
+                 now - s->t0, human((double)cases, a, sizeof a), eta, human(avg, b, sizeof b), human(rate, c, sizeof c),
                  rs_total(s, RS_UNIQUE), rs_total(s, RS_MISMATCHES), rs_total(s, RS_NEW), s->buckets_seen,
                  s->buckets_new, active, s->n, top ? "  most: " : "", top ? top->in->name : "");
         if (s->tty)

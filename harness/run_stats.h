@@ -41,12 +41,19 @@ typedef struct rs_stats {
     unsigned long long seed;
     int jobs;
     long long buckets_seen, buckets_new;  /* buckets of the disagreements (harness/refine/buckets.h) */
+    long long planned;   /* cases this process is to run (-runs, a shard's tiles left), or 0: unknown */
+    const char *run_id;  /* the process run's unique id, or NULL */
+    char shard[40];      /* "I/N" under run --campaign, or "" */
+    char host[128];      /* set by rs_open */
+    char gpu[300];       /* the device: name, architecture, index and CUDA_VISIBLE_DEVICES; models say so */
 } rs_stats;
 
 /* @return seconds on a monotonic clock. */
 double rs_now(void);
 
-/* Open the stats file <out>/stats.jsonl (appending).  @return 0, or -1
+/* Open the stats file json_path if set (run --campaign: SHARD/stats/RUNID.jsonl,
+ * one file per process run), else <out>/stats.jsonl (appending).  Each record
+ * carries run_id, shard, host and gpu.  @return 0, or -1
  * when it cannot be opened (said on stderr; json_failed set). */
 int rs_open(rs_stats *s, const char *out_dir);
 /* Print a status line (terminal: rewrite in place every 0.5 s; otherwise a

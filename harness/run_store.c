@@ -260,7 +260,7 @@ int st_file(store *s, const mf_instr *in, const char *hex, const char *sig, cons
         snprintf(err, errlen, "%s: cannot create the folder (%s)", dir, strerror(en));
         return fail(s, from_errno(en));
     }
-    int rc = fs_write_atomic(path, text, len, 0, err, errlen);
+    int rc = fs_write_atomic_at("finding.write", path, text, len, 0, err, errlen);
     return rc < 0 ? fail(s, from_errno(errno)) : rc == 0 ? 1 : 0;
 }
 

@@ -26,9 +26,10 @@ build-py/venv/bin/python -m pytest -q python/tests
 
 # The unit suite again, built by clang with AddressSanitizer + UBSan; the same
 # build has libFuzzer, so the coverage-guided targets run here too (label
-# fuzz: each 60 s from its seed corpus, -error_exitcode=1).
+# fuzz: each 60 s from its seed corpus, -error_exitcode=1).  Tests labelled long
+# (the campaign kill tests) ran above and do not run again here.
 CC=clang cmake -S . -B build-asan -DCMAKE_BUILD_TYPE=Debug -DMMAFUZZ_SANITIZE=ON \
       -DMMAFUZZ_WITH_CUDA=OFF -DMMAFUZZ_WITH_HIP=OFF ${MMAFUZZ_CMAKE_ARGS:-}
 cmake --build build-asan -j"$jobs"
 ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
-  ctest --test-dir build-asan --output-on-failure -j"$jobs" -LE gpu
+  ctest --test-dir build-asan --output-on-failure -j"$jobs" -LE 'gpu|long'

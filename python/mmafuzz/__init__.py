@@ -41,6 +41,7 @@ __all__ = [
     "outputs_equal",
     "CheckResult",
     "VecCases",
+    "VecFile",
     "MODEL_VERSION",
 ]
 
@@ -463,22 +464,34 @@ def _read_text(path: Union[str, os.PathLike]) -> bytes:
     return data
 
 
-def read_vec(path: Union[str, os.PathLike]) -> List[VecCases]:
+class VecFile(list):
+    """What read_vec returns: a list of VecCases, one per instruction, and
+    `skipped`, {instruction name: cases skipped} for the instructions the
+    table does not have (only with skip_unknown=True; else empty)."""
+
+    def __init__(self, groups: Iterable[VecCases] = (), skipped: Optional[Dict[str, int]] = None):
+        super().__init__(groups)
+        self.skipped: Dict[str, int] = dict(skipped or {})
+
+
+def read_vec(path: Union[str, os.PathLike], skip_unknown: bool = False) -> VecFile:
     """Read a `.vec` or `.vec.gz` file (shared/VECTORS.md): one VecCases per
     instruction, in order of first appearance.  Lines are parsed by the C
     parser.  Raises OSError when unreadable, ValueError on a malformed line
     ("FILE:LINE: what was expected") and InstructionError on an unknown
-    instruction (with the closest names)."""
+    instruction (with the closest names).  skip_unknown=True (as `mmafuzz
+    check --skip-unknown`): the cases of an instruction the table does not
+    have are skipped unparsed and counted in the result's `skipped`."""
     text = _read_text(path)
     name = os.fspath(path)
     try:
-        groups = _core.parse_vec(text, name)
+        groups, skips = _core.parse_vec(text, name, bool(skip_unknown))
     except LookupError as e:
         msg = str(e.args[0])
         where, _, instr = msg.rpartition(": ")
         raise InstructionError(f"{where}: unknown instruction '{instr}'; closest: "
                                f"{', '.join(_core.closest(instr, 5))}") from None
-    out = []
+    out = VecFile(skipped=dict(skips))
     for row, lines, c, a, b, sa, sb, d, hasd in groups:
         r = _ROWS[row]
         n = len(lines) // 8
@@ -500,12 +513,16 @@ def read_vec(path: Union[str, os.PathLike]) -> List[VecCases]:
 class CheckResult:
     """What check() found: passed and failed counts in all, per instruction
     ({name: (passed, failed)}), the failures (dicts with path, line, name,
-    got, expected as ints), and the superseded cases (path, line, name)."""
+    got, expected as ints), the superseded cases (path, line, name), and
+    with skip_unknown the cases skipped (in all, and {name: skipped} for the
+    instructions the table does not have)."""
     passed: int = 0
     failed: int = 0
     per_instruction: Dict[str, Tuple[int, int]] = dataclasses.field(default_factory=dict)
     failures: List[Dict[str, Any]] = dataclasses.field(default_factory=list)
     superseded: List[Dict[str, Any]] = dataclasses.field(default_factory=list)
+    skipped: int = 0
+    skipped_per_instruction: Dict[str, int] = dataclasses.field(default_factory=dict)
 
     @property
     def ok(self) -> bool:
@@ -543,13 +560,15 @@ def apply_overrides(g: VecCases, table: Dict[str, List[Tuple[np.ndarray, ...]]])
 
 def check(paths: Union[str, os.PathLike, Sequence[Union[str, os.PathLike]]],
           override: Union[None, str, os.PathLike, Sequence[Union[str, os.PathLike]]] = None,
-          threads: Optional[int] = None, max_failures: int = 100) -> CheckResult:
+          threads: Optional[int] = None, max_failures: int = 100, skip_unknown: bool = False) -> CheckResult:
     """Evaluate every case of the `.vec`/`.vec.gz` files and compare with its
     d under the NaN rule of shared/VECTORS.md, as `mmafuzz check` does.
-    override: file(s) of cases whose d was measured on hardware and supersedes
-    the d of the same case.  Failures are counted and returned (the first
-    max_failures in full), never raised; unreadable or malformed input, a case
-    without d, or an unknown instruction raises."""
+    override: file(s) of cases whose d supersedes the d of the same case
+    (`mmafuzz check --override`, repeatable).  skip_unknown: skip and count
+    the cases of instructions the table does not have (`--skip-unknown`).
+    Failures are counted and returned (the first max_failures in full), never
+    raised; unreadable or malformed input, a case without d, or an unknown
+    instruction (without skip_unknown) raises."""
     if isinstance(paths, (str, os.PathLike)):
         paths = [paths]
     if isinstance(override, (str, os.PathLike)):
@@ -557,7 +576,11 @@ def check(paths: Union[str, os.PathLike, Sequence[Union[str, os.PathLike]]],
     table = _override_table(override or [])
     res = CheckResult()
     for p in paths:
-        for g in read_vec(p):
+        groups = read_vec(p, skip_unknown=skip_unknown)
+        for name, n in groups.skipped.items():
+            res.skipped += n
+            res.skipped_per_instruction[name] = res.skipped_per_instruction.get(name, 0) + n
+        for g in groups:
             if not g.has_d.all():
                 ln = int(g.line[np.argmin(g.has_d)])
                 raise ValueError(f"{os.fspath(p)}:{ln}: expected a d= field to compare with")

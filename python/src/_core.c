@@ -338,22 +338,41 @@ typedef struct group {
     gbuf f[G_COUNT];
 } group;
 
-/* parse_vec(text, name) -> [(row, lines, c, a, b, sa, sb, d, has_d)], each
- * array as bytes (int64 lines, uint64 values, uint8 has_d), one entry per
- * instruction in order of first appearance.  Raises ValueError on malformed
- * input ("NAME:LINE: ..."), and LookupError on an unknown instruction (its
- * message "NAME:LINE: INSTR"). */
+/* The cases skipped under one unknown instruction (skip_unknown). */
+typedef struct skipped {
+    char name[160];
+    long n;
+} skipped;
+
+/* Whether a line is an `instr` line (as harness/vecfile.c tells them). */
+static int is_instr_line(const char *p)
+{
+    while (*p == ' ' || *p == '\t')
+        p++;
+    return strncmp(p, "instr", 5) == 0 && (p[5] == ' ' || p[5] == '\t' || p[5] == 0 || p[5] == '\r');
+}
+
+/* parse_vec(text, name, skip_unknown=False) -> ([(row, lines, c, a, b, sa,
+ * sb, d, has_d)], [(instr, cases skipped)]): each array as bytes (int64
+ * lines, uint64 values, uint8 has_d), one entry per instruction in order of
+ * first appearance.  Raises ValueError on malformed input ("NAME:LINE:
+ * ..."), and LookupError on an unknown instruction (its message
+ * "NAME:LINE: INSTR") unless skip_unknown: then the case lines under it are
+ * skipped unparsed and counted, as `mmafuzz check --skip-unknown` does. */
 static PyObject *py_parse_vec(PyObject *self, PyObject *args)
 {
     (void)self;
     const char *text, *name;
     Py_ssize_t tlen;
-    if (!PyArg_ParseTuple(args, "y#s", &text, &tlen, &name))
+    int skip_unknown = 0;
+    if (!PyArg_ParseTuple(args, "y#s|p", &text, &tlen, &name, &skip_unknown))
         return NULL;
     group *gs = calloc(mf_instr_count, sizeof *gs);
     int *order = calloc(mf_instr_count, sizeof *order);
     char *line = malloc(1 << 16);
     int ngroups = 0, failed = 0;
+    skipped *sk = NULL, *in_unknown = NULL;
+    size_t nsk = 0;
     if (!gs || !order || !line) {
         free(gs);
         free(order);
@@ -378,7 +397,32 @@ static PyObject *py_parse_vec(PyObject *self, PyObject *args)
         line[n] = 0;
         p = nl ? nl + 1 : end;
         mf_vec_case vc;
+        if (in_unknown && !is_instr_line(line)) {
+            const char *q = line + strspn(line, " \t\r");
+            if (*q && *q != '#')
+                in_unknown->n++;
+            continue;
+        }
         int kind = mfa_vec_line(line, &cur, &vc, err, sizeof err);
+        if (kind == MFA_LINE_UNKNOWN && skip_unknown) {
+            size_t i = 0;
+            while (i < nsk && strcmp(sk[i].name, err) != 0)
+                i++;
+            if (i == nsk) {
+                skipped *q = realloc(sk, (nsk + 1) * sizeof *sk);
+                if (!q) {
+                    snprintf(err, sizeof err, "out of memory");
+                    failed = MFA_LINE_ERROR;
+                    break;
+                }
+                sk = q;
+                snprintf(sk[nsk].name, sizeof sk[nsk].name, "%s", err);
+                sk[nsk++].n = 0;
+            }
+            in_unknown = &sk[i];
+            continue;
+        }
+        in_unknown = NULL;
         if (kind < 0) {
             failed = kind;
             break;
@@ -409,19 +453,30 @@ static PyObject *py_parse_vec(PyObject *self, PyObject *args)
         PyErr_Format(PyExc_LookupError, "%s:%ld: %s", name, lineno, err);
     else if (failed)
         PyErr_Format(PyExc_ValueError, "%s:%ld: %s", name, lineno, err);
-    else if ((res = PyList_New(ngroups)) != NULL) {
-        for (int i = 0; i < ngroups; i++) {
+    else {
+        PyObject *groups = PyList_New(ngroups), *skips = PyList_New(0);
+        for (int i = 0; groups && i < ngroups; i++) {
             group *g = &gs[order[i]];
             PyObject *t = PyTuple_New(1 + G_COUNT);
             if (!t) {
-                Py_CLEAR(res);
+                Py_CLEAR(groups);
                 break;
             }
             PyTuple_SET_ITEM(t, 0, PyLong_FromLong(order[i]));
             for (int f = 0; f < G_COUNT; f++)
                 PyTuple_SET_ITEM(t, 1 + f, PyBytes_FromStringAndSize(g->f[f].p ? g->f[f].p : "", (Py_ssize_t)g->f[f].len));
-            PyList_SET_ITEM(res, i, t);
+            PyList_SET_ITEM(groups, i, t);
         }
+        for (size_t i = 0; skips && i < nsk; i++) {
+            PyObject *t = Py_BuildValue("(sl)", sk[i].name, sk[i].n);
+            if (!t || PyList_Append(skips, t) < 0)
+                Py_CLEAR(skips);
+            Py_XDECREF(t);
+        }
+        if (groups && skips)
+            res = Py_BuildValue("(OO)", groups, skips);
+        Py_XDECREF(groups);
+        Py_XDECREF(skips);
     }
     for (size_t i = 0; i < mf_instr_count; i++)
         for (int f = 0; f < G_COUNT; f++)
@@ -429,6 +484,7 @@ static PyObject *py_parse_vec(PyObject *self, PyObject *args)
     free(gs);
     free(order);
     free(line);
+    free(sk);
     return res;
 }
 
@@ -447,7 +503,7 @@ static PyMethodDef methods[] = {
      "output_equal(row, got, expected, out): the NaN rule of VECTORS.md over uint64 arrays."},
     {"parse_line", py_parse_line, METH_VARARGS, "parse_line(row, line) -> (c, a, b, sa, sb, d or None)."},
     {"eval_line", py_eval_line, METH_VARARGS, "eval_line(row, line, trace=False) -> d or (d, trace lines)."},
-    {"parse_vec", py_parse_vec, METH_VARARGS, "parse_vec(text, name) -> per-instruction arrays of the cases."},
+    {"parse_vec", py_parse_vec, METH_VARARGS, "parse_vec(text, name, skip_unknown=False) -> (per-instruction arrays of the cases, [(instr, skipped)])."},
     {NULL, NULL, 0, NULL},
 };
 

@@ -128,3 +128,26 @@ def test_check_counts_failures_and_raises_on_bad_input(tmp_path):
     trunc.write_bytes(gzip.compress(b"instr " + F16.encode() + b"\n" * 1000)[:-12])
     with pytest.raises(ValueError, match="truncated"):
         mmafuzz.check(trunc)
+
+
+def test_skip_unknown_skips_and_counts(tmp_path):
+    """skip_unknown (as `mmafuzz check --skip-unknown`): the case lines under
+    an unknown instruction are skipped unparsed and counted (3 here, by
+    construction of the file), the next known `instr` resumes, and a
+    malformed `instr` line is still an error."""
+    good = "c=3f800000 a=" + ",".join(["3c00"] * 16) + " b=" + ",".join(["3c00"] * 16) + " d=41880000"
+    gone = "hopper/mma.m16n8k16.f32.f16.f16.f33"
+    p = tmp_path / "skip.vec"
+    p.write_text(f"instr {gone}\n{good}\n# a comment\n\nnot even a case\ninstr {F16}\n{good}\n"
+                 f"instr {gone}\n{good}\n")
+    with pytest.raises(mmafuzz.InstructionError, match=r"skip.vec:1: unknown instruction"):
+        mmafuzz.read_vec(p)
+    groups = mmafuzz.read_vec(p, skip_unknown=True)
+    assert [(g.name, g.line.tolist()) for g in groups] == [(F16, [7])]
+    assert groups.skipped == {gone: 3}
+    res = mmafuzz.check(p, skip_unknown=True)
+    assert (res.passed, res.failed, res.skipped, res.skipped_per_instruction) == (1, 0, 3, {gone: 3})
+    bad = tmp_path / "badinstr.vec"
+    bad.write_text(f"instr {gone}\n{good}\ninstr a b\n")
+    with pytest.raises(ValueError, match="badinstr.vec:3: expected one instruction name after 'instr'"):
+        mmafuzz.read_vec(bad, skip_unknown=True)

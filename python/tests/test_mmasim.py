@@ -3,8 +3,8 @@ mmasim, so it skips in CI, where neither is installed): for every canonical
 shape MMA-Sim lists, the same classes, attributes, and results on random
 finite inputs, at the instruction's K, at twice it, and at a K that leaves
 a shorter last chunk; __call__ as well.  Expected values: MMA-Sim's outputs.
-Where the two differ, the case must fall under a rule of the README's list
-(`mmafuzz.mmasim` section); none is expected on these inputs."""
+No difference is expected (README, "Where mmafuzz and MMA-Sim differ": none
+since the model adopted 2.1.1's rules); a difference fails the test."""
 import numpy as np
 import pytest
 
@@ -34,15 +34,10 @@ def canonical_cases():
     return out
 
 
-# Rows where mmafuzz and MMA-Sim 2.1.1 differ by a rule of the README's list
-# ("Where mmafuzz and MMA-Sim differ"); strict, so that the day they agree
-# the list is updated.
-KNOWN = {
-    ("MMA", "Turing", "m8n8k4.f32.f16.f16.f32"): "turing-m8n8k4-F",
-    ("MMA", "Turing", "m8n8k4.f32.f16.f16.f16"): "turing-m8n8k4-F",
-}
-CASES = [pytest.param(*c, marks=pytest.mark.xfail(strict=True, reason=KNOWN[c])) if c in KNOWN else c
-         for c in canonical_cases()]
+# Every canonical shape is expected to agree bit for bit: mmafuzz follows
+# MMA-Sim 2.1.1's rules (README "Findings"), and the README's list of rules
+# where the two differ is empty.
+CASES = canonical_cases()
 
 
 def random_operand(g, dtype, shape, ptx=None, packing=1):

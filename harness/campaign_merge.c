@@ -1,0 +1,347 @@
+/*
+ * campaign_merge.c - `mmafuzz merge DST SRC...`: combine the shard folders
+ * of campaigns (or single shard folders) into DST.
+ *
+ * Per shard folder S (shards/I-of-N) of a source, into DST/shards/I-of-N
+ * (locked like a running shard, so a shard still running is refused):
+ *   1. findings: every store file (<arch>/<qualifier>/<hash>.vec) DST lacks,
+ *      copied whole (link(2): never replaced; files are named by hash);
+ *   2. stats: every stats/RUNID.jsonl DST lacks (one per process run);
+ *   3. index.tsv: each hash once, with the larger of the two counts;
+ *   4. shard.state: the source's when it contains DST's (every instruction's
+ *      tiles done >= DST's), DST's when DST's contains it; otherwise an error.
+ * Every step gives the same result when repeated, so merging twice, or a
+ * folder into itself, changes nothing.
+ */
+#include "campaign.h"
+#include "cli.h"
+#include "run_fs.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+typedef struct copy_ctx {
+    const char *src_root, *dst_root;
+    long copied;
+    int failed;
+} copy_ctx;
+
+static int is_store_name(const char *path)
+{
+    const char *b = strrchr(path, '/');
+    b = b ? b + 1 : path;
+    if (strlen(b) != 36 || strcmp(b + 32, ".vec"))
+        return 0;
+    for (int i = 0; i < 32; i++)
+        if (!((b[i] >= '0' && b[i] <= '9') || (b[i] >= 'a' && b[i] <= 'f')))
+            return 0;
+    return 1;
+}
+
+/* Copy one file to the same relative path under dst_root, unless it is there. */
+static int copy_one(const char *path, void *vctx)
+{
+    copy_ctx *c = vctx;
+    if (!is_store_name(path) && !strstr(path, "/stats/"))
+        return 0;
+    char dst[4200], err[1400];
+    snprintf(dst, sizeof dst, "%s%s", c->dst_root, path + strlen(c->src_root));
+    if (access(dst, F_OK) == 0)
+        return 0;
+    char dir[4200];
+    snprintf(dir, sizeof dir, "%s", dst);
+    *strrchr(dir, '/') = 0;
+    size_t len;
+    char *buf = fs_read_all(path, &len, err, sizeof err);
+    int rc = !buf || fs_mkdir_p(dir) ? -1 : fs_write_atomic(dst, buf, len, 0, err, sizeof err);
+    free(buf);
+    if (rc < 0) {
+        fprintf(stderr, "mmafuzz merge: %s\n", err);
+        c->failed = 1;
+        return 1;
+    }
+    c->copied += rc == 0;
+    return 0;
+}
+
+/* ------------------------------------------------------------ index.tsv */
+
+typedef struct ix_line {
+    char hex[33];
+    long long count;
+    char rest[256];  /* INSTR<TAB>SIGNATURE, or the whole line when it did not parse (kept as is) */
+    int parsed;
+} ix_line;
+
+static ix_line *ix_read(const char *dir, size_t *n)
+{
+    char path[1200], err[1400];
+    snprintf(path, sizeof path, "%s/index.tsv", dir);
+    *n = 0;
+    size_t len;
+    if (access(path, F_OK) != 0)
+        return calloc(1, sizeof(ix_line));
+    char *buf = fs_read_all(path, &len, err, sizeof err);
+    if (!buf)
+        return NULL;
+    size_t cap = 16;
+    ix_line *v = malloc(cap * sizeof *v);
+    for (char *line = buf, *next; v && line && *line; line = next) {
+        next = strchr(line, '\n');
+        if (next)
+            *next++ = 0;
+        if (!line[0] || line[0] == '#')
+            continue;
+        if (*n == cap) {
+            ix_line *nv = realloc(v, (cap *= 2) * sizeof *v);
+            if (!nv) {
+                free(v);
+                v = NULL;
+                break;
+            }
+            v = nv;
+        }
+        ix_line *l = &v[*n];
+        memset(l, 0, sizeof *l);
+        char *t1 = strchr(line, '\t');
+        char *t2 = t1 ? strchr(t1 + 1, '\t') : NULL;
+        l->parsed = t1 && t2 && t1 - line == 32 && sscanf(t1 + 1, "%lld", &l->count) == 1;
+        if (l->parsed) {
+            memcpy(l->hex, line, 32);
+            snprintf(l->rest, sizeof l->rest, "%s", t2 + 1);
+        } else {
+            snprintf(l->rest, sizeof l->rest, "%s", line);
+        }
+        (*n)++;
+    }
+    free(buf);
+    return v;
+}
+
+static int ix_merge(const char *src, const char *dst)
+{
+    size_t ns, nd;
+    ix_line *s = ix_read(src, &ns), *d = ix_read(dst, &nd);
+    if (!s || !d) {
+        free(s);
+        free(d);
+        fprintf(stderr, "mmafuzz merge: %s or %s: cannot read index.tsv\n", src, dst);
+        return -1;
+    }
+    size_t cap = (nd + ns + 1) * 300 + 64, pos = 0;
+    char *out = malloc(cap);
+    int changed = 0;
+    for (size_t i = 0; out && i < nd; i++) {
+        long long c = d[i].count;
+        for (size_t j = 0; d[i].parsed && j < ns; j++)
+            if (s[j].parsed && !strcmp(s[j].hex, d[i].hex) && s[j].count > c) {
+                c = s[j].count;
+                changed = 1;
+            }
+        if (d[i].parsed)
+            pos += (size_t)snprintf(out + pos, cap - pos, "%s\t%lld\t%s\n", d[i].hex, c, d[i].rest);
+        else
+            pos += (size_t)snprintf(out + pos, cap - pos, "%s\n", d[i].rest);
+    }
+    for (size_t j = 0; out && j < ns; j++) {
+        int known = !s[j].parsed;
+        for (size_t i = 0; i < nd && !known; i++)
+            known = d[i].parsed && !strcmp(s[j].hex, d[i].hex);
+        for (size_t k = 0; k < j && !known; k++)  /* a hash twice in the source: once */
+            known = s[k].parsed && !strcmp(s[j].hex, s[k].hex);
+        if (!known) {
+            pos += (size_t)snprintf(out + pos, cap - pos, "%s\t%lld\t%s\n", s[j].hex, s[j].count, s[j].rest);
+            changed = 1;
+        }
+    }
+    int rc = 0;
+    if (!out) {
+        rc = -1;
+    } else if (changed) {
+        char path[1200], err[1400];
+        snprintf(path, sizeof path, "%.1100s/index.tsv", dst);
+        if (fs_write_atomic(path, out, pos, 1, err, sizeof err)) {
+            fprintf(stderr, "mmafuzz merge: %s\n", err);
+            rc = -1;
+        }
+    }
+    free(out);
+    free(s);
+    free(d);
+    return rc;
+}
+
+/* ------------------------------------------------------------ shards */
+
+/* @return 1 if a contains b (every instruction's tiles done >= b's). */
+static int state_contains(const cp_state *a, const cp_state *b)
+{
+    for (int q = 0; q < b->ninstr; q++) {
+        unsigned long long da = 0;
+        for (int r = 0; r < a->ninstr; r++)
+            if (!strcmp(a->in[r].name, b->in[q].name))
+                da = a->in[r].done;
+        if (da < b->in[q].done)
+            return 0;
+    }
+    return 1;
+}
+
+static int merge_shard(const char *src, const char *dst_campaign, const char *id, cp_state *ss, cp_state *ds)
+{
+    char err[1400], spath[1200], dpath[1200], dst[1200];
+    snprintf(spath, sizeof spath, "%s/shard.state", src);
+    if (cp_state_read_file(spath, ss, err, sizeof err)) {
+        fprintf(stderr, "mmafuzz merge: %s\n", err);
+        return -1;
+    }
+    if (strcmp(ss->id, id)) {
+        fprintf(stderr, "mmafuzz merge: %s: a shard of campaign %s, not of %s\n", src, ss->id, id);
+        return -1;
+    }
+    cp_shard_dir(dst_campaign, ss->shard, ss->nshards, dst, sizeof dst);
+    char rs[PATH_MAX], rd[PATH_MAX];
+    if (fs_mkdir_p(dst)) {
+        fprintf(stderr, "mmafuzz merge: %s: cannot create the folder (%s)\n", dst, strerror(errno));
+        return -1;
+    }
+    if (realpath(src, rs) && realpath(dst, rd) && !strcmp(rs, rd))
+        return 0;  /* into itself */
+    int lock = cp_lock_shard(dst, err, sizeof err);
+    if (lock < 0) {
+        fprintf(stderr, "mmafuzz merge: %s\n", err);
+        return -1;
+    }
+    static const char *const all[] = {".vec", ".jsonl", NULL};
+    copy_ctx c = {src, dst, 0, 0};
+    int rc = fs_walk(src, all, copy_one, &c, err, sizeof err);
+    if (rc < 0)
+        fprintf(stderr, "mmafuzz merge: %s\n", err);
+    if (rc || c.failed || ix_merge(src, dst)) {
+        close(lock);
+        return -1;
+    }
+    snprintf(dpath, sizeof dpath, "%.1150s/shard.state", dst);
+    int have = access(dpath, F_OK) == 0;
+    if (have && cp_state_read_file(dpath, ds, err, sizeof err)) {
+        fprintf(stderr, "mmafuzz merge: %s\n", err);
+        close(lock);
+        return -1;
+    }
+    rc = 0;
+    if (!have || (state_contains(ss, ds) && !state_contains(ds, ss))) {
+        if (cp_state_write(dst, ss, err, sizeof err)) {
+            fprintf(stderr, "mmafuzz merge: %s\n", err);
+            rc = -1;
+        }
+    } else if (!state_contains(ds, ss)) {
+        fprintf(stderr, "mmafuzz merge: %s and %s: two states of shard %d/%d where neither contains the other "
+                        "(the shard was run twice from different starts?)\n", src, dst, ss->shard, ss->nshards);
+        rc = -1;
+    }
+    printf("shard %d/%d: %ld files copied from %s\n", ss->shard, ss->nshards, c.copied, src);
+    close(lock);
+    return rc;
+}
+
+int cmd_merge(int argc, char **argv)
+{
+    cli_args a;
+    int prc = cli_parse(CLI_CMD_merge, argc, argv, &a);
+    if (prc) {
+        cli_free(&a);
+        return prc > 0 ? 0 : 2;
+    }
+    const char *dst = a.pos[0];
+    char err[1400], path[1200], dpath[1200];
+    cp_def *d = malloc(sizeof *d);
+    cp_state *ss = malloc(sizeof *ss), *ds = malloc(sizeof *ds);
+    int rc = d && ss && ds ? 0 : 2;
+    /* DST's definition: its own, or the first source campaign's (copied) */
+    snprintf(dpath, sizeof dpath, "%s/campaign.def", dst);
+    for (int i = 1; i < a.npos && !rc && access(dpath, F_OK) != 0; i++) {
+        snprintf(path, sizeof path, "%s/campaign.def", a.pos[i]);
+        if (access(path, F_OK) != 0)
+            continue;
+        if (cp_def_read(a.pos[i], d, err, sizeof err)) {
+            fprintf(stderr, "mmafuzz merge: %s\n", err);
+            rc = 2;
+            break;
+        }
+        static const char *const files[] = {"pool.vec", "campaign.def"};  /* the definition last */
+        for (int f = 0; f < 2 && !rc; f++) {
+            size_t len;
+            snprintf(path, sizeof path, "%s/%s", a.pos[i], files[f]);
+            char *buf = fs_read_all(path, &len, err, sizeof err);
+            snprintf(path, sizeof path, "%s/%s", dst, files[f]);
+            if (!buf || fs_mkdir_p(dst) || fs_write_atomic(path, buf, len, 0, err, sizeof err) < 0) {
+                fprintf(stderr, "mmafuzz merge: %s\n", err);
+                rc = 2;
+            }
+            free(buf);
+        }
+    }
+    if (!rc && cp_def_read(dst, d, err, sizeof err)) {
+        fprintf(stderr, "mmafuzz merge: %s (DST needs a definition: give a campaign folder among the sources)\n",
+                err);
+        rc = 2;
+    }
+    for (int i = 1; i < a.npos && !rc; i++) {
+        const char *src = a.pos[i];
+        snprintf(path, sizeof path, "%s/campaign.def", src);
+        if (access(path, F_OK) == 0) {
+            static cp_def sd;
+            int bad = cp_def_read(src, &sd, err, sizeof err);
+            if (bad || strcmp(sd.id, d->id)) {
+                fprintf(stderr, "mmafuzz merge: %s: %s\n", src, bad ? err : "another campaign (its id differs)");
+                rc = 2;
+                break;
+            }
+            char shards[1200];
+            snprintf(shards, sizeof shards, "%s/shards", src);
+            DIR *dir = opendir(shards);
+            if (!dir)
+                continue;  /* a campaign no shard has run yet */
+            char **names = NULL;
+            size_t n = 0;
+            struct dirent *de;
+            while ((de = readdir(dir)) != NULL) {
+                int si, sn;
+                char **nn;
+                if (cp_parse_shard(de->d_name, &si, &sn) == 0 && (nn = realloc(names, (n + 1) * sizeof *nn))) {
+                    names = nn;
+                    names[n++] = strdup(de->d_name);
+                }
+            }
+            closedir(dir);
+            for (size_t k = 0; k < n; k++) {
+                char sdir[2400];
+                snprintf(sdir, sizeof sdir, "%s/%s", shards, names[k]);
+                snprintf(path, sizeof path, "%.1150s/shard.state", sdir);
+                if (!rc && access(path, F_OK) == 0 && merge_shard(sdir, dst, d->id, ss, ds))
+                    rc = 2;
+                free(names[k]);
+            }
+            free(names);
+        } else {
+            snprintf(path, sizeof path, "%s/shard.state", src);
+            if (access(path, F_OK) != 0) {
+                fprintf(stderr, "mmafuzz merge: %s: neither a campaign (campaign.def) nor a shard (shard.state)\n",
+                        src);
+                rc = 2;
+            } else if (merge_shard(src, dst, d->id, ss, ds)) {
+                rc = 2;
+            }
+        }
+    }
+    free(d);
+    free(ss);
+    free(ds);
+    cli_free(&a);
+    return rc;
+}

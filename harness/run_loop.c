@@ -16,6 +16,7 @@
 #include "vecfile.h"
 
 #include <errno.h>
+#include <limits.h>
 #include <signal.h>
 #include <stdatomic.h>
 #include <stdio.h>
@@ -699,7 +700,9 @@ run_err run_loop(const run_opts *o, mf_device *dev, run_instr *ri, int ni, long 
                      vis && *vis ? " visible-devices " : "", vis && *vis ? vis : "");
     }
     for (int i = 0; i < ni; i++)
-        rs.planned = ri[i].quota < 0 || rs.planned < 0 ? -1 : rs.planned + ri[i].quota;
+        rs.planned = ri[i].quota < 0 || rs.planned < 0      ? -1
+                     : rs.planned > LLONG_MAX - ri[i].quota ? LLONG_MAX  /* -runs near 2^63: no overflow */
+                                                            : rs.planned + ri[i].quota;
     if (rs.planned < 0)
         rs.planned = 0;
     rs_open(&rs, o->out);

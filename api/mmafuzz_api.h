@@ -1,7 +1,7 @@
 /*
  * mmafuzz_api.h - the small C API behind the Python package (python/):
  * evaluate batches of cases and of tiles on several threads, and read `.vec`
- * text line by line with the harness's line parser (harness/vecline.c).
+ * text line by line with the harness's line parser (harness/vec/vecline.c).
  *
  * Operands are arrays of bit patterns in the canonical element widths of
  * mmafuzz_model.h (mf_tile_elem_bytes: 1, 2, 4 or 8 bytes per value).  The

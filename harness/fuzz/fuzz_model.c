@@ -6,7 +6,7 @@
  * Oracles:
  *   - the device, when MMAFUZZ_DEVICE names one ("cuda", "hip", "model:ARCH")
  *     that runs the row: device and model must agree (mf_output_equal);
- *   - otherwise the slow, independent model of tests/slowmodel: slow and
+ *   - otherwise the slow, independent model of slowmodel/: slow and
  *     fast model must agree (VECTORS.md comparison rule);
  *   - always, family invariants of the model (DOMAIN section 3):
  *       * the exactly summed families (T/ST/GST-FDPA, E-FDPA, TR/GTR-FDPA)
@@ -63,7 +63,7 @@ int LLVMFuzzerInitialize(int *argc, char ***argv)
         }
         fprintf(stderr, "fuzz_model: oracle: device %s\n", mf_device_get_info(device)->name);
     } else {
-        fprintf(stderr, "fuzz_model: oracle: the slow model (tests/slowmodel)\n");
+        fprintf(stderr, "fuzz_model: oracle: the slow model (slowmodel/)\n");
     }
     fprintf(stderr, "fuzz_model: %zu instructions, group %s\n", fz_count(), group ? group : "all");
     return 0;
@@ -200,7 +200,7 @@ static void file_finding(const mf_instr *in, const mf_case *orig, const char *si
     mf_case cs = *orig;
     minimize(in, &cs, sig);
     uint64_t d_model = mf_eval(in, &cs), d_ref = slow_eval(in, &cs), d2 = d_model;
-    const char *what = "the slow model (tests/slowmodel)";
+    const char *what = "the slow model (slowmodel/)";
     if (strcmp(sig, "slow-model")) {
         check_invariants(in, &cs, d_model, &d2);
         d_ref = d2;

@@ -1,6 +1,6 @@
 /*
- * fuzz_vec.c - libFuzzer entry point: the `.vec` reader (harness/vecfile.h)
- * and the mismatch-store reader (harness/run_store.h) on arbitrary bytes.
+ * fuzz_vec.c - libFuzzer entry point: the `.vec` reader (harness/vec/vecfile.h)
+ * and the mismatch-store reader (harness/store/run_store.h) on arbitrary bytes.
  *
  * What must hold, for every input: no crash, no undefined behaviour, no
  * leak, no hang; malformed input comes back as an error value whose message

@@ -344,7 +344,7 @@ typedef struct skipped {
     long n;
 } skipped;
 
-/* Whether a line is an `instr` line (as harness/vecfile.c tells them). */
+/* Whether a line is an `instr` line (as harness/vec/vecfile.c tells them). */
 static int is_instr_line(const char *p)
 {
     while (*p == ' ' || *p == '\t')

@@ -21,16 +21,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-static int failures;
-#define CHECK(cond, ...)                                                   \
-    do {                                                                   \
-        if (!(cond)) {                                                     \
-            printf("FAIL %s:%d: ", __FILE__, __LINE__);                    \
-            printf(__VA_ARGS__);                                           \
-            printf("\n");                                                  \
-            failures++;                                                    \
-        }                                                                  \
-    } while (0)
+#include "test_check.h"
+
 
 #define INSTR "hopper/mma.m16n8k16.f32.f16.f16.f32"
 

@@ -18,16 +18,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-static int failures;
-#define CHECK(cond, ...)                                                   \
-    do {                                                                   \
-        if (!(cond)) {                                                     \
-            printf("FAIL %s:%d: ", __FILE__, __LINE__);                    \
-            printf(__VA_ARGS__);                                           \
-            printf("\n");                                                  \
-            failures++;                                                    \
-        }                                                                  \
-    } while (0)
+#include "test_check.h"
+
 
 static int has(const uint64_t *v, size_t n, uint64_t x)
 {

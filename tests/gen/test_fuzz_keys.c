@@ -12,17 +12,8 @@
 #include <stdio.h>
 #include <string.h>
 
-static int failures;
-#define CHECK(cond, ...)                                                                                     \
-    do {                                                                                                     \
-        if (!(cond)) {                                                                                       \
-            if (failures++ < 20) {                                                                           \
-                fprintf(stderr, "FAIL %s:%d: ", __FILE__, __LINE__);                                         \
-                fprintf(stderr, __VA_ARGS__);                                                                \
-                fprintf(stderr, "\n");                                                                       \
-            }                                                                                                \
-        }                                                                                                    \
-    } while (0)
+#include "test_check.h"
+
 
 /* FNV-1a, 64 bits, written from its definition. */
 static uint64_t fnv1a(const char *s)

@@ -22,17 +22,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-static int failures;
-#define CHECK(cond, ...)                                                                                     \
-    do {                                                                                                     \
-        if (!(cond)) {                                                                                       \
-            if (failures++ < 30) {                                                                           \
-                fprintf(stderr, "FAIL %s:%d: ", __FILE__, __LINE__);                                         \
-                fprintf(stderr, __VA_ARGS__);                                                                \
-                fprintf(stderr, "\n");                                                                       \
-            }                                                                                                \
-        }                                                                                                    \
-    } while (0)
+#include "test_check.h"
+
 
 static const char *const instrs[] = {
     "hopper/mma.m16n8k16.f32.f16.f16.f32",

@@ -1,5 +1,5 @@
 /*
- * test_check.h - the CHECK macro of the model's C tests: count a failure,
+ * test_check.h - the CHECK macro of the C tests: count a failure,
  * print the first 20 with file and line, and go on.
  */
 #ifndef MMAFUZZ_TEST_CHECK_H

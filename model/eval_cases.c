@@ -133,11 +133,11 @@ static int cases_lanes_ok(const mf_instr *in)
 /* T-FDPA steps 1-7 for eight cases: ta[q] and tb[q] hold the eight cases'
  * a[q] and b[q] (bits), c their C bits; @return their D bits. */
 AI v8u cases_lanes(const v8u *ta, const v8u *tb, v8u c, const cases_cfg *g, const mf_format fa, const mf_format fb,
-                   const mf_rho rho)
+                   const mf_rho rho, const int K, const int L)
 {
     const int up = g->F - (frac_of(fa) + frac_of(fb));
     int f32 = g->c_f32;
-    for (int k0 = 0; k0 < g->K; k0 += g->L) {
+    for (int k0 = 0; k0 < K; k0 += L) {
         /* c decoded: sign, significand with its hidden bit, exponent; a zero c takes e_zero */
         const int cfr = f32 ? 23 : 10;
         const v8u ce_bits = f32 ? (c >> 23) & 0xFF : (c >> 10) & 0x1F;
@@ -155,7 +155,7 @@ AI v8u cases_lanes(const v8u *ta, const v8u *tb, v8u c, const cases_cfg *g, cons
         v8u P[MF_KMAX], NG[MF_KMAX];
         v8i E[MF_KMAX];
         v8i mx = ce;
-        for (int q = 0; q < g->L; q++) {
+        for (int q = 0; q < L; q++) {
             const lane_in a = dec_lanes(fa, ta[k0 + q]), b = dec_lanes(fb, tb[k0 + q]);
             const v8u p = a.sig * b.sig, pz = (v8u)(p == 0), ng = a.neg ^ b.neg;
             const v8i e = (v8i)sel_lanes(pz, (v8u){0} + (uint32_t)g->e_zero, (v8u)(a.exp + b.exp));
@@ -173,7 +173,7 @@ AI v8u cases_lanes(const v8u *ta, const v8u *tb, v8u c, const cases_cfg *g, cons
         /* steps 3-4: align to e_max, truncate to F fraction bits, sum (32 bits,
          * wrapping only in lanes whose result is special) */
         v8u acc = {0};
-        for (int q = 0; q < g->L; q++) {
+        for (int q = 0; q < L; q++) {
             v8i dist = mx - E[q];   /* >= 0 */
             const v8i big = dist > 31;
             dist = (dist & ~big) | (big & 31);
@@ -218,6 +218,11 @@ AI v8u cases_lanes(const v8u *ta, const v8u *tb, v8u c, const cases_cfg *g, cons
  * element q of case i0 + j. */
 AI void gather8(size_t es, const void *base, size_t i0, int K, v8u *t)
 {
+    if (es == 2 && K % 8 == 0) {   /* 16-bit inputs: transposed in registers */
+        for (int q = 0; q < K; q += 8)
+            transpose8_u16((const uint16_t *)base + i0 * (size_t)K + (size_t)q, (size_t)K, t + q);
+        return;
+    }
     uint32_t buf[MF_KMAX][LANES];
     for (int j = 0; j < LANES; j++) {
         const size_t first = (i0 + (size_t)j) * (size_t)K;
@@ -233,18 +238,19 @@ AI void gather8(size_t es, const void *base, size_t i0, int K, v8u *t)
 
 /* Cases [lo, hi) (hi - lo a multiple of 8), eight at a time. */
 AI void groups(const cases_cfg *g, size_t lo, size_t hi, const void *A, const void *B, const void *C, void *D,
-               const mf_format fa, const mf_format fb, const mf_rho rho)
+               const mf_format fa, const mf_format fb, const mf_rho rho, const int Kc, const int Lc)
 {
+    const int K = Kc ? Kc : g->K, L = Lc ? Lc : g->L;   /* constants where the caller knows them */
     v8u ta[MF_KMAX], tb[MF_KMAX];
     for (size_t i0 = lo; i0 < hi; i0 += LANES) {
-        gather8(bytes_of(fa), A, i0, g->K, ta);
-        gather8(bytes_of(fb), B, i0, g->K, tb);
+        gather8(bytes_of(fa), A, i0, K, ta);
+        gather8(bytes_of(fb), B, i0, K, tb);
         uint32_t c32[LANES];
         for (int j = 0; j < LANES; j++)
             c32[j] = g->c_f32 ? ((const uint32_t *)C)[i0 + (size_t)j] : ((const uint16_t *)C)[i0 + (size_t)j];
         v8u c;
         LOAD8(c, c32);
-        c = cases_lanes(ta, tb, c, g, fa, fb, rho);
+        c = cases_lanes(ta, tb, c, g, fa, fb, rho, K, L);
         memcpy(c32, &c, sizeof c32);
         for (int j = 0; j < LANES; j++) {
             if (g->d_f32)
@@ -258,26 +264,32 @@ AI void groups(const cases_cfg *g, size_t lo, size_t hi, const void *A, const vo
 typedef void (*groups_fn)(const cases_cfg *, mf_rho, size_t, size_t, const void *, const void *, const void *,
                           void *);
 
-/* One kernel per (A format, B format) pair, each with its three roundings. */
-#define PAIR_FN(X, Y)                                                                                        \
+/* One kernel per (A format, B format) pair: the table's usual roundings and
+ * shapes (K, L) as constants, so that the loops unroll and the rounding
+ * folds, and one instance for any other rho, K and L. */
+#define FAST(RHO, KK, LL)                                                                                    \
+    if (rho == RHO && g->K == KK && g->L == LL) {                                                            \
+        groups(g, lo, hi, A, B, C, D, fa, fb, RHO, KK, LL);                                                  \
+        return;                                                                                              \
+    }
+#define PAIR_FN(X, Y, SPECIALIZED)                                                                           \
     MULTI_ISA static void groups_##X##_##Y(const cases_cfg *g, mf_rho rho, size_t lo, size_t hi, const void *A, \
                                            const void *B, const void *C, void *D)                            \
     {                                                                                                        \
-        switch (rho) {                                                                                       \
-        case MF_RZ_FP32: groups(g, lo, hi, A, B, C, D, MF_FMT_##X, MF_FMT_##Y, MF_RZ_FP32); break;           \
-        case MF_RZ_E8M13: groups(g, lo, hi, A, B, C, D, MF_FMT_##X, MF_FMT_##Y, MF_RZ_E8M13); break;         \
-        default: groups(g, lo, hi, A, B, C, D, MF_FMT_##X, MF_FMT_##Y, MF_RNE_FP16); break;                  \
-        }                                                                                                    \
+        const mf_format fa = MF_FMT_##X, fb = MF_FMT_##Y;                                                    \
+        SPECIALIZED                                                                                          \
+        groups(g, lo, hi, A, B, C, D, fa, fb, rho, 0, 0);                                                    \
     }
-PAIR_FN(F16, F16)
-PAIR_FN(F16, BF16)
-PAIR_FN(BF16, F16)
-PAIR_FN(BF16, BF16)
-PAIR_FN(TF32, TF32)
-PAIR_FN(E4M3, E4M3)
-PAIR_FN(E4M3, E5M2)
-PAIR_FN(E5M2, E4M3)
-PAIR_FN(E5M2, E5M2)
+PAIR_FN(F16, F16, FAST(MF_RZ_FP32, 16, 16) FAST(MF_RZ_FP32, 16, 8) FAST(MF_RZ_FP32, 8, 8)
+                  FAST(MF_RNE_FP16, 16, 16) FAST(MF_RNE_FP16, 16, 8) FAST(MF_RNE_FP16, 8, 8))
+PAIR_FN(F16, BF16, FAST(MF_RZ_FP32, 16, 16))
+PAIR_FN(BF16, F16, FAST(MF_RZ_FP32, 16, 16))
+PAIR_FN(BF16, BF16, FAST(MF_RZ_FP32, 16, 16) FAST(MF_RZ_FP32, 16, 8) FAST(MF_RZ_FP32, 8, 8))
+PAIR_FN(TF32, TF32, )
+PAIR_FN(E4M3, E4M3, FAST(MF_RZ_E8M13, 32, 16) FAST(MF_RNE_FP16, 32, 16))
+PAIR_FN(E4M3, E5M2, )
+PAIR_FN(E5M2, E4M3, )
+PAIR_FN(E5M2, E5M2, FAST(MF_RZ_E8M13, 32, 16) FAST(MF_RNE_FP16, 32, 16))
 
 static groups_fn kernel_of(mf_format fa, mf_format fb)
 {

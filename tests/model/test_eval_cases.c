@@ -23,7 +23,7 @@
  * other parameters (zero_plus, e_zero, F, L changed) against mf_eval_trace,
  * mf_eval's general path, which reads the same parameters from the copy:
  * mf_eval_cases must take them from the row it is given.
- * Usage: test_eval_cases [CASES_PER_BATCH].
+ * Usage: test_eval_cases [CASES_PER_BATCH] (1003 when not given).
  */
 #include "mmafuzz_model.h"
 

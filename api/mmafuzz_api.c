@@ -33,35 +33,16 @@ typedef struct batch_job {
     void *D;
 } batch_job;
 
-/* Cases [lo, hi): each copied into an mf_case and evaluated by mf_eval. */
+/* Cases [lo, hi): mf_eval_cases on the share's slice of each array. */
 static void run_cases(const batch_job *j)
 {
     const mf_instr *in = j->in;
-    const size_t K = in->k, S = in->n_scales;
+    const size_t K = in->k, S = in->n_scales, i = j->lo;
     const size_t ea = mf_tile_elem_bytes(in->fa), eb = mf_tile_elem_bytes(in->fb), ec = mf_tile_elem_bytes(in->fc),
                  ed = mf_tile_elem_bytes(in->fd), es = S ? mf_tile_elem_bytes(in->fs) : 1;
-    mf_case cs;
-    memset(&cs, 0, sizeof cs);
-    for (size_t i = j->lo; i < j->hi; i++) {
-        if (ea == 2 && eb == 2) {   /* the common case: 16-bit inputs */
-            const uint16_t *pa = (const uint16_t *)j->A + i * K, *pb = (const uint16_t *)j->B + i * K;
-            for (size_t q = 0; q < K; q++) {
-                cs.a[q] = pa[q];
-                cs.b[q] = pb[q];
-            }
-        } else {
-            for (size_t q = 0; q < K; q++) {
-                cs.a[q] = mf_elem_get(ea, j->A, i * K + q);
-                cs.b[q] = mf_elem_get(eb, j->B, i * K + q);
-            }
-        }
-        for (size_t q = 0; q < S; q++) {
-            cs.sa[q] = mf_elem_get(es, j->SA, i * S + q);
-            cs.sb[q] = mf_elem_get(es, j->SB, i * S + q);
-        }
-        cs.c = mf_elem_get(ec, j->C, i);
-        mf_elem_set(ed, j->D, i, mf_eval(in, &cs));
-    }
+    mf_eval_cases(in, j->hi - j->lo, (const char *)j->A + i * K * ea, (const char *)j->B + i * K * eb,
+                  (const char *)j->C + i * ec, S ? (const char *)j->SA + i * S * es : NULL,
+                  S ? (const char *)j->SB + i * S * es : NULL, (char *)j->D + i * ed);
 }
 
 /* Tiles [lo, hi): mf_eval_tiles on the share's slice of each array. */
@@ -107,8 +88,13 @@ static int run_batch(const mf_instr *in, int tiles, size_t count, size_t outputs
     pthread_t tid[MFA_MAX_THREADS];
     int started = 0, rc = 0;
     for (int t = 0; t < threads; t++) {
-        jobs[t] = (batch_job){in, tiles, count * (size_t)t / (size_t)threads, count * (size_t)(t + 1) / (size_t)threads,
-                              A, B, C, SA, SB, D};
+        /* shares of cases start at multiples of 8, the lane groups of mf_eval_cases */
+        size_t lo = count * (size_t)t / (size_t)threads, hi = count * (size_t)(t + 1) / (size_t)threads;
+        if (!tiles) {
+            lo &= ~(size_t)7;
+            hi = t + 1 == threads ? count : hi & ~(size_t)7;
+        }
+        jobs[t] = (batch_job){in, tiles, lo, hi, A, B, C, SA, SB, D};
     }
     /* threads 1.. run beside this one, which takes share 0 */
     for (int t = 1; t < threads; t++) {

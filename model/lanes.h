@@ -8,6 +8,7 @@
 #ifndef MMAFUZZ_LANES_H
 #define MMAFUZZ_LANES_H
 
+#include <stddef.h>
 #include <stdint.h>
 #include <string.h>
 
@@ -86,6 +87,38 @@ AI v8u round_lanes(v8u mag, v8u neg, v8i q, const int prec, const int fbits, con
     if (zero_plus)
         d &= ~(v8u)((d << (32 - ebits - fbits)) == 0);   /* a zero of either sign */
     return d;
+}
+
+/* Eight rows of eight 16-bit values (row j at p + j * stride elements, any
+ * alignment) transposed into eight lanes each: out[q] holds element q of
+ * rows 0..7, zero-extended to 32 bits.  Three rounds of interleaving, as the
+ * SSE2/AVX2 unpack instructions do it. */
+typedef uint16_t v8h __attribute__((vector_size(16)));
+typedef uint32_t v4u __attribute__((vector_size(16)));
+typedef uint64_t v2q __attribute__((vector_size(16)));
+AI void transpose8_u16(const uint16_t *p, size_t stride, v8u out[8])
+{
+    v8h r[8];
+    for (int j = 0; j < 8; j++)
+        memcpy(&r[j], p + (size_t)j * stride, sizeof r[j]);
+    v4u t[8];
+    for (int j = 0; j < 8; j += 2) {
+        t[j] = (v4u)__builtin_shufflevector(r[j], r[j + 1], 0, 8, 1, 9, 2, 10, 3, 11);
+        t[j + 1] = (v4u)__builtin_shufflevector(r[j], r[j + 1], 4, 12, 5, 13, 6, 14, 7, 15);
+    }
+    /* t[0], t[2]: elements 0-3 of rows 0-1 and 2-3; t[1], t[3]: elements 4-7 */
+    v2q u[8];
+    for (int h = 0; h < 2; h++)
+        for (int i = 0; i < 2; i++) {
+            const v4u x = t[i + 4 * h], y = t[i + 2 + 4 * h];
+            u[4 * h + 2 * i] = (v2q)__builtin_shufflevector(x, y, 0, 4, 1, 5);
+            u[4 * h + 2 * i + 1] = (v2q)__builtin_shufflevector(x, y, 2, 6, 3, 7);
+        }
+    /* u[h*4 + m]: elements 2m, 2m+1 of rows 4h..4h+3 */
+    for (int m = 0; m < 4; m++) {
+        out[2 * m] = __builtin_convertvector((v8h)__builtin_shufflevector(u[m], u[4 + m], 0, 2), v8u);
+        out[2 * m + 1] = __builtin_convertvector((v8h)__builtin_shufflevector(u[m], u[4 + m], 1, 3), v8u);
+    }
 }
 
 /* IEEE addition x + y, round to nearest even, of binary32 (f32) or binary16

@@ -314,6 +314,15 @@ static inline void mf_elem_set(size_t es, void *base, size_t idx, uint64_t v)
 void mf_eval_tiles(const mf_instr *in, int m, int n, int k, size_t ntiles, const void *A, const void *B,
                    const void *C, const void *SA, const void *SB, void *D);
 
+/* Evaluate n independent cases of row `in` (a table row, or a copy of one
+ * with other parameters), each exactly what mf_eval gives it, in the
+ * canonical element widths (mf_tile_elem_bytes):
+ *   A n x K, B n x K (case i: its K values contiguous), C n, D n (written),
+ *   SA n x S, SB n x S (S = in->n_scales; NULL when 0).
+ * T-FDPA rows run several cases at a time, special values included. */
+void mf_eval_cases(const mf_instr *in, size_t n, const void *A, const void *B, const void *C, const void *SA,
+                   const void *SB, void *D);
+
 /* @return 1 if bit pattern x of format f is a NaN. */
 int mf_is_nan(mf_format f, uint64_t x);
 

@@ -6,7 +6,7 @@
 exe=$1; dev=$2; arch=$3; pat=${4:-*}; runs=${5:-2000}
 t0=$(date +%s.%N)
 "$exe" probe --device "$dev" --instr "$arch/$pat"
-echo "probe: $(echo "$(date +%s.%N) - $t0" | bc) s"
+echo "probe: $(awk -v a="$t0" -v b="$(date +%s.%N)" 'BEGIN { printf "%.1f", b - a }') s"
 echo "| instruction | start | result | fitted row's differences from the table row | seconds |"
 echo "|---|---|---|---|---|"
 for q in $("$exe" list "$arch/$pat" | awk '{print $1}' | sed "s|^$arch/||"); do
@@ -19,5 +19,5 @@ for q in $("$exe" list "$arch/$pat" | awk '{print $1}' | sed "s|^$arch/||"); do
   tab=$(printf '%s\n' "$out" | sed -n 's/^table row [^:]*: //p')
   d=$(printf '%s\n' "$out" | sed -n "s/^diff against the table's [^:]*: //p")
   [ -n "$res" ] || res="error: $(printf '%s' "$out" | tail -1)"
-  echo "| $q | $start | $res; $tab | $d | $(echo "$t2 - $t1" | bc) |"
+  echo "| $q | $start | $res; $tab | $d | $(awk -v a="$t1" -v b="$t2" 'BEGIN { printf "%.1f", b - a }') |"
 done

@@ -3,6 +3,7 @@
  */
 #include "run_options.h"
 
+#include "run_fs.h"
 #include "run_state.h"
 
 #include <stdio.h>
@@ -147,6 +148,8 @@ int run_opts_parse(int argc, char **argv, run_opts *o)
     o->report_period = (double)CLI_V(a, run, report).i;
     o->resume = CLI_V(a, run, resume).s;
     o->verbose = CLI_V(a, run, verbose).given > 0;
+    o->no_sync = CLI_V(a, run, no_sync).given > 0;
+    fs_set_sync(!o->no_sync);
     gen_mix_default(&o->mix);
     int have_mix = CLI_V(a, run, mix).given > 0, have_dev = CLI_V(a, run, device).given > 0;
     int have_out = CLI_V(a, run, out).given > 0;

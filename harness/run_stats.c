@@ -79,10 +79,10 @@ static void json_line(rs_stats *s, double now)
             "{\"unix_time\":%lld,\"elapsed_s\":%.3f,\"device\":\"%s\",\"seed\":%llu,\"cases\":%lld,\"tiles\":%lld,"
             "\"dot_products_per_s\":%.0f,\"mismatches_total\":%lld,\"mismatches_unique\":%lld,\"new_files\":%lld,"
             "\"nondeterministic\":%lld,\"run_id\":\"%s\",\"shard\":\"%s\",\"host\":\"%s\",\"gpu\":\"%s\","
-            "\"instr\":{",
+            "\"gpu_uuid\":\"%s\",\"gpu_pci_bus_id\":\"%s\",\"instr\":{",
             (long long)wall, el, s->device, s->seed, cases, rs_total(s, RS_TILES), el > 0 ? (double)cases / el : 0.0,
             rs_total(s, RS_MISMATCHES), rs_total(s, RS_UNIQUE), rs_total(s, RS_NEW), rs_total(s, RS_NONDET),
-            s->run_id ? s->run_id : "", s->shard, s->host, s->gpu);
+            s->run_id ? s->run_id : "", s->shard, s->host, s->gpu, s->gpu_uuid, s->gpu_pci);
     for (int i = 0; i < s->n; i++) {
         const rs_instr *p = &s->per[i];
         fprintf(s->json,

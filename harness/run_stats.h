@@ -45,6 +45,8 @@ typedef struct rs_stats {
     char shard[40];      /* "I/N" under run --campaign, or "" */
     char host[128];      /* set by rs_open */
     char gpu[300];       /* the device: name, architecture, index and CUDA_VISIBLE_DEVICES; models say so */
+    char gpu_uuid[48];   /* the physical GPU (mf_device_info.uuid: "GPU-...", "model", "" unknown) */
+    char gpu_pci[24];    /* its PCI bus id (mf_device_info.pci_bus_id) */
 } rs_stats;
 
 /* @return seconds on a monotonic clock. */

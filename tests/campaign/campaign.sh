@@ -284,7 +284,12 @@ report)
         id=$(basename "$f" .jsonl)
         jq -e --arg id "$id" 'select(.run_id != $id or .shard == "" or .host == "" or (.gpu | test("model")) | not)' \
             "$f" >/dev/null && bad "$f: a record without its run id, shard, host or GPU"
+        # the physical GPU: a model device says "model" (the GPU test checks a real UUID against nvidia-smi)
+        jq -e 'select(.gpu_uuid != "model" or .gpu_pci_bus_id != "model")' "$f" >/dev/null &&
+            bad "$f: a record without gpu_uuid and gpu_pci_bus_id"
     done
+    grep -q '<th>GPU UUID</th><th>PCI bus id</th>' rep.html || bad "no GPU UUID and PCI bus id in the per-GPU table"
+    grep -q '<td>model</td><td>model</td>' rep.html || bad "the per-GPU table does not show the runs' GPU identity"
     ;;
 *)
     echo "unknown test $TEST"

@@ -68,6 +68,28 @@ void rs_summary(rs_stats *s, FILE *f, const char *why);
 int rs_close(rs_stats *s);
 
 long long rs_total(const rs_stats *s, int field);
+
+/* The status line of any long job (run's above, replay's, check's): on a
+ * terminal one line rewritten in place every 0.5 s, otherwise a plain line
+ * every `period` s; nothing for a job shorter than that. */
+typedef struct rs_progress {
+    int tty;           /* stderr is a terminal */
+    double t0, last;   /* start, last line (rs_now) */
+    double period;     /* seconds between lines when not on a terminal */
+    int printed;       /* a line was printed (on a terminal: rs_progress_end ends it) */
+} rs_progress;
+void rs_progress_start(rs_progress *p, double period);
+/* @return 1 when a line is due now (force: always). */
+int rs_progress_due(const rs_progress *p, int force);
+/* " of TOTAL (P%, ETA 0h01m02s)": `done` of `total` units, and the time
+ * left at the average rate since the start ("" when total <= 0). */
+void rs_progress_eta(const rs_progress *p, double done, double total, char *buf, size_t len);
+/* Print the line (in place on a terminal) and remember the time. */
+void rs_progress_print(rs_progress *p, const char *line);
+/* On a terminal, end the line in place with a newline. */
+void rs_progress_end(rs_progress *p);
+/* "1.23M" style numbers for status lines. */
+const char *rs_human(double v, char *buf, size_t len);
 enum { RS_CASES, RS_MISMATCHES, RS_UNIQUE, RS_NEW, RS_NONDET, RS_TILES };
 
 #endif

@@ -43,7 +43,7 @@ static int shard_from(const char *flag_val, const char *const *envs, long long *
 }
 
 /* run --campaign DIR: everything but -jobs, -batch, -max_total_time,
- * --report and -v comes from the definition. */
+ * --report, -v and --no-sync comes from the definition. */
 static int run_opts_campaign(run_opts *o)
 {
     cli_args *a = &o->args;

@@ -150,6 +150,8 @@ int run_opts_parse(int argc, char **argv, run_opts *o)
     o->verbose = CLI_V(a, run, verbose).given > 0;
     o->no_sync = CLI_V(a, run, no_sync).given > 0;
     fs_set_sync(!o->no_sync);
+    if (o->no_sync)
+        fprintf(stderr, "mmafuzz run: --no-sync: no fsync and no checkpoints (a crash loses this run's work)\n");
     gen_mix_default(&o->mix);
     int have_mix = CLI_V(a, run, mix).given > 0, have_dev = CLI_V(a, run, device).given > 0;
     int have_out = CLI_V(a, run, out).given > 0;

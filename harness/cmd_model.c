@@ -368,9 +368,6 @@ int cmd_check(int argc, char **argv)
             const mf_instr *in = vc.instr;
             size_t idx = (size_t)(in - mf_instr_table);
             file_cases++;
-            if ((file_cases & 4095) == 0 && rs_progress_due(&prog, 0))
-                check_progress(&prog, total_pass + total_fail, total_fail, bytes_done + (double)mf_vec_offset(r),
-                               bytes_total);
             if (!pass[idx] && !fail[idx])
                 order[nseen++] = (int)idx;
             if (!vc.has_d) {
@@ -401,6 +398,9 @@ int cmd_check(int argc, char **argv)
                     shown++;
                 }
             }
+            if ((file_cases & 4095) == 0 && rs_progress_due(&prog, 0))
+                check_progress(&prog, total_pass + total_fail, total_fail, bytes_done + (double)mf_vec_offset(r),
+                               bytes_total);
         }
         total_skip += mf_vec_skipped(r);
         if (status != 2 && !file_cases && !mf_vec_skipped(r)) {

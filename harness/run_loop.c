@@ -15,6 +15,7 @@
 #include "vecfile.h"
 
 #include <errno.h>
+#include <limits.h>
 #include <signal.h>
 #include <stdatomic.h>
 #include <stdio.h>
@@ -668,7 +669,8 @@ run_err run_loop(const run_opts *o, mf_device *dev, run_instr *ri, int ni, long 
         snprintf(rs.gpu_pci, sizeof rs.gpu_pci, "%s", info->pci_bus_id);
     }
     for (int i = 0; i < ni; i++)
-        rs.planned = ri[i].quota < 0 || rs.planned < 0 ? -1 : rs.planned + ri[i].quota;
+        rs.planned = ri[i].quota < 0 || rs.planned < 0 ? -1
+                   : ri[i].quota > LLONG_MAX - rs.planned ? LLONG_MAX : rs.planned + ri[i].quota;  /* -runs 2^63-1 */
     if (rs.planned < 0)
         rs.planned = 0;
     rs_open(&rs, o->out);

@@ -103,12 +103,17 @@ void rs_progress_start(rs_progress *p, double period)
     p->tty = isatty(2);
     p->t0 = p->last = rs_now();
     p->period = period;
+    p->tty_period = 0.5;
     p->printed = 0;
+    const char *e = getenv("MMAFUZZ_PROGRESS_S");
+    double v = e ? strtod(e, NULL) : -1;
+    if (v >= 0 && v <= 10)
+        p->period = p->tty_period = v;
 }
 
 int rs_progress_due(const rs_progress *p, int force)
 {
-    return force || rs_now() - p->last >= (p->tty ? 0.5 : p->period);
+    return force || rs_now() - p->last >= (p->tty ? p->tty_period : p->period);
 }
 
 void rs_progress_eta(const rs_progress *p, double done, double total, char *buf, size_t len)
@@ -161,7 +166,7 @@ void rs_report(rs_stats *s, double period, int force)
                 top = &s->per[i];
         }
         char line[512], eta[80];
-        rs_progress pr = {s->tty, s->t0, s->last_print, period, 1};
+        rs_progress pr = {s->tty, s->t0, s->last_print, period, 1, 0.5};
         rs_progress_eta(&pr, (double)cases, (double)s->planned, eta, sizeof eta);
         snprintf(line, sizeof line,
                  "#%.0fs cases %s%s  %s dot products/s (now %s/s)  mismatches %lld unique / %lld total  "

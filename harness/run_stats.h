@@ -77,7 +77,9 @@ typedef struct rs_progress {
     double t0, last;   /* start, last line (rs_now) */
     double period;     /* seconds between lines when not on a terminal */
     int printed;       /* a line was printed (on a terminal: rs_progress_end ends it) */
+    double tty_period; /* seconds between lines on a terminal (0.5) */
 } rs_progress;
+/* MMAFUZZ_PROGRESS_S (0 to 10, for tests) sets both intervals. */
 void rs_progress_start(rs_progress *p, double period);
 /* @return 1 when a line is due now (force: always). */
 int rs_progress_due(const rs_progress *p, int force);

@@ -39,6 +39,10 @@ int mf_hip_backend_count(void);
 int mf_hip_backend_open(int index, mf_device *dev, char *err, size_t errlen);
 int mf_model_backend_open(const char *arch, mf_device *dev, char *err, size_t errlen);
 
+/* A GPU's 16 UUID bytes as nvidia-smi -L prints them:
+ * "GPU-" 8-4-4-4-12 lower-case hex digits (out: at least 41 bytes). */
+void mf_device_format_uuid(const unsigned char bytes[16], char *out, size_t outlen);
+
 #ifdef __cplusplus
 }
 #endif

@@ -120,6 +120,12 @@ void mf_device_close(mf_device *dev)
 
 const mf_device_info *mf_device_get_info(const mf_device *dev) { return &dev->info; }
 
+void mf_device_format_uuid(const unsigned char b[16], char *out, size_t outlen)
+{
+    snprintf(out, outlen, "GPU-%02x%02x%02x%02x-%02x%02x-%02x%02x-%02x%02x-%02x%02x%02x%02x%02x%02x", b[0], b[1], b[2],
+             b[3], b[4], b[5], b[6], b[7], b[8], b[9], b[10], b[11], b[12], b[13], b[14], b[15]);
+}
+
 int mf_device_supports(const mf_device *dev, const mf_instr *in, const char *variant)
 {
     return dev->ops->supports(dev, in, variant);

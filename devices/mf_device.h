@@ -56,6 +56,13 @@ typedef struct mf_device_info {
     char arch[32];       /* "sm_90a", "gfx942", "ampere" */
     char driver[64];     /* driver version */
     char runtime[64];    /* CUDA / HIP runtime version */
+    /* which physical GPU, independent of ordinals and CUDA_VISIBLE_DEVICES:
+     * "GPU-xxxxxxxx-xxxx-xxxx-xxxx-xxxxxxxxxxxx" as nvidia-smi -L prints it
+     * (HIP: the same form of hipDeviceProp_t.uuid) and the PCI bus id
+     * "0000:41:00.0"; "" when the runtime does not tell, "model" for
+     * model:ARCH devices */
+    char uuid[48];
+    char pci_bus_id[24];
     mf_arch model_arch;  /* the table architecture this device executes */
 } mf_device_info;
 

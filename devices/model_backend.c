@@ -67,5 +67,7 @@ int mf_model_backend_open(const char *arch, mf_device *dev, char *err, size_t er
     snprintf(dev->info.arch, sizeof dev->info.arch, "%s", arch);
     snprintf(dev->info.driver, sizeof dev->info.driver, "mmafuzz %s", MF_VERSION);
     snprintf(dev->info.runtime, sizeof dev->info.runtime, "model");
+    snprintf(dev->info.uuid, sizeof dev->info.uuid, "model");
+    snprintf(dev->info.pci_bus_id, sizeof dev->info.pci_bus_id, "model");
     return MF_DEV_OK;
 }

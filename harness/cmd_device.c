@@ -67,6 +67,10 @@ static int devices_json(void)
             json_str(di->driver);
             printf(", \"runtime\": ");
             json_str(di->runtime);
+            printf(", \"uuid\": ");
+            json_str(di->uuid);
+            printf(", \"pci_bus_id\": ");
+            json_str(di->pci_bus_id);
             printf("}");
             mf_device_close(dev);
         }
@@ -113,8 +117,9 @@ int cmd_devices(int argc, char **argv)
             continue;
         }
         const mf_device_info *di = mf_device_get_info(devs[ndev]);
-        printf("  %s: %s  %s  table architecture %s  %s  %s\n", spec, di->name, di->arch,
-               di->model_arch < MF_ARCH_COUNT ? mf_arch_name(di->model_arch) : "(none)", di->driver, di->runtime);
+        printf("  %s: %s  %s  table architecture %s  %s  %s  %s  pci %s\n", spec, di->name, di->arch,
+               di->model_arch < MF_ARCH_COUNT ? mf_arch_name(di->model_arch) : "(none)", di->driver, di->runtime,
+               di->uuid, di->pci_bus_id[0] ? di->pci_bus_id : "?");
         ndev++;
     }
     /* AMD GPUs: the HIP layer has its own backend; say what it sees */

@@ -6,11 +6,13 @@
 #include "instr_select.h"
 #include "mf_device.h"
 #include "mmafuzz_gen.h"
+#include "run_stats.h"  /* the status line (rs_progress) */
 #include "vecfile.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <time.h>
 
 /* ------------------------------------------------------------------ list */
@@ -288,6 +290,18 @@ static void override_free(override_set *o)
     free(o->from);
 }
 
+/* check's status line: cases and failures so far, bytes read of all the files, ETA. */
+static void check_progress(rs_progress *p, long long cases, long long failed, double done, double total)
+{
+    char c[24], r[24], b[24], eta[80], line[300];
+    double el = rs_now() - p->t0;
+    rs_progress_eta(p, done, total, eta, sizeof eta);
+    snprintf(line, sizeof line, "mmafuzz check: #%.0fs cases %s (%s/s)  bytes %s%s  failed %lld", el,
+             rs_human((double)cases, c, sizeof c), rs_human(el > 0 ? (double)cases / el : 0, r, sizeof r),
+             rs_human(done, b, sizeof b), eta, failed);
+    rs_progress_print(p, line);
+}
+
 int cmd_check(int argc, char **argv)
 {
     cli_args a;
@@ -315,6 +329,14 @@ int cmd_check(int argc, char **argv)
     int nseen = 0;
     long total_pass = 0, total_fail = 0, total_skip = 0, shown = 0;
     int status = 0;
+    double bytes_total = 0, bytes_done = 0;  /* progress: bytes of the files as stored */
+    for (int f = 0; f < nfiles; f++) {
+        struct stat sb;
+        if (stat(files[f], &sb) == 0)
+            bytes_total += (double)sb.st_size;
+    }
+    rs_progress prog;
+    rs_progress_start(&prog, 10);
     for (int f = 0; f < nfiles && status != 2; f++) {
         char err[512];
         mf_vec_reader *r = mf_vec_open(files[f], err, sizeof err);
@@ -376,14 +398,22 @@ int cmd_check(int argc, char **argv)
                     shown++;
                 }
             }
+            if ((file_cases & 4095) == 0 && rs_progress_due(&prog, 0))
+                check_progress(&prog, total_pass + total_fail, total_fail, bytes_done + (double)mf_vec_offset(r),
+                               bytes_total);
         }
         total_skip += mf_vec_skipped(r);
         if (status != 2 && !file_cases && !mf_vec_skipped(r)) {
             fprintf(stderr, "%s: no cases (expected an 'instr NAME' line and case lines)\n", files[f]);
             status = 2;
         }
+        struct stat sb;
+        bytes_done += stat(files[f], &sb) == 0 ? (double)sb.st_size : (double)mf_vec_offset(r);
         mf_vec_close(r);
     }
+    if (prog.printed)
+        check_progress(&prog, total_pass + total_fail, total_fail, bytes_done, bytes_total);
+    rs_progress_end(&prog);
     if (status != 2) {
         for (int i = 0; i < nseen; i++) {
             const mf_instr *in = &mf_instr_table[order[i]];

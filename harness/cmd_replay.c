@@ -5,13 +5,16 @@
 #include "cli.h"
 #include "instr_select.h"
 #include "mf_device.h"
+#include "run_fs.h"
 #include "run_mismatch.h"
+#include "run_stats.h"  /* the status line (rs_progress) */
 #include "run_store.h"
 #include "vecfile.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 /* ------------------------------------------------------------ replay */
 
@@ -39,7 +42,35 @@ typedef struct replay_ctx {
     size_t n, cap;
     long count[RP_COUNT];
     mz_dev *z;  /* one per table row, made on first use */
+    rs_progress prog;              /* the status line: files' bytes done of all, cases */
+    double bytes_total, bytes_done;
+    long long seen;                /* cases read */
 } replay_ctx;
+
+static double file_bytes(const char *path)
+{
+    struct stat sb;
+    return stat(path, &sb) == 0 ? (double)sb.st_size : 0;
+}
+
+static int add_bytes(const char *path, void *ctx)
+{
+    *(double *)ctx += file_bytes(path);
+    return 0;
+}
+
+static void replay_progress(replay_ctx *rc, int force)
+{
+    if (!rs_progress_due(&rc->prog, force))
+        return;
+    char c[24], r[24], b[24], eta[80], line[300];
+    double el = rs_now() - rc->prog.t0;
+    rs_progress_eta(&rc->prog, rc->bytes_done, rc->bytes_total, eta, sizeof eta);
+    snprintf(line, sizeof line, "mmafuzz replay: #%.0fs cases %s (%s/s)  bytes %s%s  still-mismatching %ld", el,
+             rs_human((double)rc->seen, c, sizeof c), rs_human(el > 0 ? (double)rc->seen / el : 0, r, sizeof r),
+             rs_human(rc->bytes_done, b, sizeof b), eta, rc->count[RP_STILL]);
+    rs_progress_print(&rc->prog, line);
+}
 
 /* Classify one case: device now (dev), model now (model), recorded d. */
 static int classify(const mf_instr *in, uint64_t dev, uint64_t model, int has_d, uint64_t d)
@@ -121,8 +152,13 @@ static int replay_case(const st_case *c, void *vctx)
     }
     if (strcmp(rc->path, c->path)) {
         flush_pending(rc);
+        if (rc->path[0])
+            rc->bytes_done += file_bytes(rc->path);
         snprintf(rc->path, sizeof rc->path, "%s", c->path);
+        replay_progress(rc, 0);
     }
+    if ((++rc->seen & 4095) == 0)
+        replay_progress(rc, 0);
     if (rc->n == rc->cap) {
         size_t cap = rc->cap ? rc->cap * 2 : 256;
         pending *p = realloc(rc->p, cap * sizeof *p);
@@ -168,8 +204,17 @@ int cmd_replay(int argc, char **argv)
         return 2;
     }
     rc.z = calloc(mf_instr_count, sizeof *rc.z);
+    static const char *const suffixes[] = {".vec", ".vec.gz", NULL};  /* st_read's */
+    for (int i = 0; i < np; i++)
+        fs_walk(paths[i], suffixes, add_bytes, &rc.bytes_total, err, sizeof err);  /* errors: st_read says */
+    rs_progress_start(&rc.prog, 10);
     long skipped = st_read(paths, np, replay_case, &rc);
     flush_pending(&rc);
+    if (rc.path[0])
+        rc.bytes_done += file_bytes(rc.path);
+    if (rc.prog.printed)
+        replay_progress(&rc, 1);
+    rs_progress_end(&rc.prog);
     printf("replayed on %s: %ld still-mismatching, %ld device-changed, %ld fixed, %ld agree, %ld unsupported, "
            "%ld device errors; %ld file%s skipped\n",
            mf_device_get_info(rc.dev)->name, rc.count[RP_STILL], rc.count[RP_CHANGED], rc.count[RP_FIXED],

@@ -383,5 +383,10 @@ extern "C" int mf_cuda_backend_open(int index, mf_device *dev, char *err, size_t
         snprintf(dev->info.arch, sizeof dev->info.arch, "sm_%d%d", p.major, p.minor);
     snprintf(dev->info.driver, sizeof dev->info.driver, "CUDA driver API %d.%d", drv / 1000, (drv % 1000) / 10);
     snprintf(dev->info.runtime, sizeof dev->info.runtime, "CUDA runtime %d.%d", rt / 1000, (rt % 1000) / 10);
+    mf_device_format_uuid((const unsigned char *)p.uuid.bytes, dev->info.uuid, sizeof dev->info.uuid);
+    if (cudaDeviceGetPCIBusId(dev->info.pci_bus_id, (int)sizeof dev->info.pci_bus_id, index) != cudaSuccess) {
+        cudaGetLastError();  /* not sticky: clear it, the id stays unknown */
+        dev->info.pci_bus_id[0] = 0;
+    }
     return MF_DEV_OK;
 }

@@ -240,6 +240,27 @@ static int hip_run_tiles(mf_device *dev, const mf_instr *in, const char *variant
 
 static const mf_device_ops hip_ops = {hip_close, hip_supports, hip_tile_shape, hip_run_tiles, NULL, NULL};
 
+/* The GPU's UUID (hipDeviceGetUuid), or "" when the runtime does not tell.
+ * ROCm fills the 16 bytes with the ASCII hex digits of the GPU's unique id,
+ * which rocminfo prints as "GPU-" and those digits: printed the same way
+ * here; other bytes in nvidia-smi's form (mf_device_format_uuid). */
+static void hip_uuid_of(int index, char *out, size_t outlen)
+{
+    hipDevice_t hd;
+    hipUUID u;
+    out[0] = 0;
+    if (hipDeviceGet(&hd, index) != hipSuccess || hipDeviceGetUuid(&u, hd) != hipSuccess)
+        return;
+    int ascii = 1;
+    for (int i = 0; i < 16; i++)
+        ascii &= (u.bytes[i] >= '0' && u.bytes[i] <= '9') || (u.bytes[i] >= 'a' && u.bytes[i] <= 'f') ||
+                 (u.bytes[i] >= 'A' && u.bytes[i] <= 'F');
+    if (ascii)
+        snprintf(out, outlen, "GPU-%.16s", u.bytes);
+    else
+        mf_device_format_uuid((const unsigned char *)u.bytes, out, outlen);
+}
+
 int mf_hip_backend_open(int index, mf_device *dev, char *err, size_t errlen)
 {
     int n = 0;
@@ -313,5 +334,8 @@ int mf_hip_backend_open(int index, mf_device *dev, char *err, size_t errlen)
     snprintf(dev->info.driver, sizeof dev->info.driver, "%d", drv);
     snprintf(dev->info.runtime, sizeof dev->info.runtime, "HIP %d.%d.%d", rt / 10000000, rt / 100000 % 100,
              rt % 100000);
+    hip_uuid_of(index, dev->info.uuid, sizeof dev->info.uuid);
+    if (hipDeviceGetPCIBusId(dev->info.pci_bus_id, (int)sizeof dev->info.pci_bus_id, index) != hipSuccess)
+        dev->info.pci_bus_id[0] = 0;
     return MF_DEV_OK;
 }

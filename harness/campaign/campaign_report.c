@@ -22,7 +22,7 @@ typedef struct rp_shard {
 } rp_shard;
 
 typedef struct rp_run {
-    char id[200], shard[40], host[128], gpu[300];
+    char id[200], shard[40], host[128], gpu[300], uuid[48], pci[24];
     double t0, t1;        /* first and last record: unix seconds */
     long long cases;      /* at the last record */
     int nrec;
@@ -121,6 +121,8 @@ static void read_stats(report *r, const char *path)
         json_str(line, "shard", run->shard, sizeof run->shard);
         json_str(line, "host", run->host, sizeof run->host);
         json_str(line, "gpu", run->gpu, sizeof run->gpu);
+        json_str(line, "gpu_uuid", run->uuid, sizeof run->uuid);
+        json_str(line, "gpu_pci_bus_id", run->pci, sizeof run->pci);
     }
     free(buf);
     if (run->nrec)
@@ -566,7 +568,7 @@ static int write_html(const report *r, const totals *t, const char *path)
     fprintf(f, "</table>\n");
     /* per GPU (host and device of each process run, from the stats files) */
     fprintf(f, "<h2>Per GPU (process runs from the stats files)</h2>\n<table id=\"runs\"><tr><th>run</th><th>shard"
-               "</th><th>host</th><th>GPU</th><th>cases</th><th>seconds</th><th>dot products/s</th></tr>\n");
+               "</th><th>host</th><th>GPU</th><th>GPU UUID</th><th>PCI bus id</th><th>cases</th><th>seconds</th><th>dot products/s</th></tr>\n");
     for (int i = 0; i < r->nruns; i++) {
         const rp_run *u = &r->runs[i];
         double el = u->t1 - u->t0;
@@ -578,6 +580,10 @@ static int write_html(const report *r, const totals *t, const char *path)
         esc(f, u->host);
         fprintf(f, "</td><td>");
         esc(f, u->gpu);
+        fprintf(f, "</td><td>");
+        esc(f, u->uuid);
+        fprintf(f, "</td><td>");
+        esc(f, u->pci);
         fprintf(f, "</td><td>%lld</td><td>%.1f</td><td>%.3g</td></tr>\n", u->cases, el,
                 el > 0 ? (double)u->cases / el : 0.0);
     }

@@ -698,6 +698,8 @@ run_err run_loop(const run_opts *o, mf_device *dev, run_instr *ri, int ni, long 
         else
             snprintf(rs.gpu, sizeof rs.gpu, "%s %s index %d%s%s", info->name, info->arch, info->index,
                      vis && *vis ? " visible-devices " : "", vis && *vis ? vis : "");
+        snprintf(rs.gpu_uuid, sizeof rs.gpu_uuid, "%s", info->uuid);
+        snprintf(rs.gpu_pci, sizeof rs.gpu_pci, "%s", info->pci_bus_id);
     }
     for (int i = 0; i < ni; i++)
         rs.planned = ri[i].quota < 0 || rs.planned < 0      ? -1
@@ -749,6 +751,8 @@ run_err run_loop(const run_opts *o, mf_device *dev, run_instr *ri, int ni, long 
         if (!(ckpt_s >= 0 && ckpt_s <= 10))
             ckpt_s = 2.0;
     }
+    if (o->no_sync)
+        ckpt_s = 1e30;  /* no checkpoints: state and index at the end only */
     int rot = 0;               /* round-robin position */
     batch *ready = NULL;       /* generated, not yet run */
     batch *ran = NULL;         /* run, not yet evaluated */
@@ -893,7 +897,7 @@ run_err run_loop(const run_opts *o, mf_device *dev, run_instr *ri, int ni, long 
                 status = he;
                 why = he == RUN_ERR_STORE ? "store error" : he == RUN_ERR_DEVICE ? "device error" : "out of memory";
             }
-            if (rs_now() - last_save >= 2.0) {  /* index and state: every 2 s and at the end */
+            if (rs_now() - last_save >= ckpt_s) {  /* index and state: every 2 s and at the end */
                 if (st_flush(&st, err, sizeof err) || rf_buckets_flush(bs, err, sizeof err)) {
                     fprintf(stderr, "mmafuzz run: %s\n", err);
                     status = RUN_ERR_STORE;

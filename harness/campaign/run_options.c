@@ -3,6 +3,7 @@
  */
 #include "run_options.h"
 
+#include "run_fs.h"
 #include "run_state.h"
 
 #include <stdio.h>
@@ -42,7 +43,7 @@ static int shard_from(const char *flag_val, const char *const *envs, long long *
 }
 
 /* run --campaign DIR: everything but -jobs, -batch, -max_total_time,
- * --report and -v comes from the definition. */
+ * --report, -v and --no-sync comes from the definition. */
 static int run_opts_campaign(run_opts *o)
 {
     cli_args *a = &o->args;
@@ -148,6 +149,10 @@ int run_opts_parse(int argc, char **argv, run_opts *o)
     o->report_period = (double)CLI_V(a, run, report).i;
     o->resume = CLI_V(a, run, resume).s;
     o->verbose = CLI_V(a, run, verbose).given > 0;
+    o->no_sync = CLI_V(a, run, no_sync).given > 0;
+    fs_set_sync(!o->no_sync);
+    if (o->no_sync)
+        fprintf(stderr, "mmafuzz run: --no-sync: no fsync and no checkpoints (a crash loses this run's work)\n");
     gen_mix_default(&o->mix);
     int have_mix = CLI_V(a, run, mix).given > 0, have_dev = CLI_V(a, run, device).given > 0;
     int have_out = CLI_V(a, run, out).given > 0;

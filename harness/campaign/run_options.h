@@ -48,6 +48,7 @@ typedef struct run_opts {
     const char *resume;
     double report_period;
     int verbose;              /* -v: a line per new file and per skipped instruction */
+    int no_sync;              /* --no-sync: no fsync (fs_set_sync) and no checkpoints */
     /* run --campaign DIR -shard I/N: the definition, the shard and its state */
     const char *campaign;     /* DIR, or NULL */
     int shard_i, shard_n;

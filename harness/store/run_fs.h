@@ -29,6 +29,13 @@ int fs_write_atomic_at(const char *point, const char *path, const void *data, si
  * loss).  @return 0 or -1 (errno). */
 int fs_sync_dir(const char *path);
 
+/* Whether fs_write_atomic and fs_sync_dir fsync (1, the default) or not
+ * (0: `run --no-sync`, for measuring what crash safety costs; files are
+ * still written whole and renamed into place, but a power loss or a kernel
+ * crash may lose or empty them).  The only setting of this module; set it
+ * once, before any write. */
+void fs_set_sync(int on);
+
 /* Read a whole file (NUL-terminated, *len without the NUL).  @return a
  * malloc'd buffer or NULL (message in err). */
 char *fs_read_all(const char *path, size_t *len, char *err, size_t errlen);

@@ -54,8 +54,7 @@ static void json_fail(rs_stats *s, int e)
     s->json_failed = 1;
 }
 
-/* "1.23M" style numbers for the status line. */
-static const char *human(double v, char *buf, size_t len)
+const char *rs_human(double v, char *buf, size_t len)
 {
     if (v >= 1e9)
         snprintf(buf, len, "%.2fG", v * 1e-9);
@@ -79,10 +78,10 @@ static void json_line(rs_stats *s, double now)
             "{\"unix_time\":%lld,\"elapsed_s\":%.3f,\"device\":\"%s\",\"seed\":%llu,\"cases\":%lld,\"tiles\":%lld,"
             "\"dot_products_per_s\":%.0f,\"mismatches_total\":%lld,\"mismatches_unique\":%lld,\"new_files\":%lld,"
             "\"nondeterministic\":%lld,\"run_id\":\"%s\",\"shard\":\"%s\",\"host\":\"%s\",\"gpu\":\"%s\","
-            "\"instr\":{",
+            "\"gpu_uuid\":\"%s\",\"gpu_pci_bus_id\":\"%s\",\"instr\":{",
             (long long)wall, el, s->device, s->seed, cases, rs_total(s, RS_TILES), el > 0 ? (double)cases / el : 0.0,
             rs_total(s, RS_MISMATCHES), rs_total(s, RS_UNIQUE), rs_total(s, RS_NEW), rs_total(s, RS_NONDET),
-            s->run_id ? s->run_id : "", s->shard, s->host, s->gpu);
+            s->run_id ? s->run_id : "", s->shard, s->host, s->gpu, s->gpu_uuid, s->gpu_pci);
     for (int i = 0; i < s->n; i++) {
         const rs_instr *p = &s->per[i];
         fprintf(s->json,
@@ -97,6 +96,54 @@ static void json_line(rs_stats *s, double now)
         e = errno ? errno : EIO;
     if (e)
         json_fail(s, e);
+}
+
+void rs_progress_start(rs_progress *p, double period)
+{
+    p->tty = isatty(2);
+    p->t0 = p->last = rs_now();
+    p->period = period;
+    p->tty_period = 0.5;
+    p->printed = 0;
+    const char *e = getenv("MMAFUZZ_PROGRESS_S");
+    double v = e ? strtod(e, NULL) : -1;
+    if (v >= 0 && v <= 10)
+        p->period = p->tty_period = v;
+}
+
+int rs_progress_due(const rs_progress *p, int force)
+{
+    return force || rs_now() - p->last >= (p->tty ? p->tty_period : p->period);
+}
+
+void rs_progress_eta(const rs_progress *p, double done, double total, char *buf, size_t len)
+{
+    buf[0] = 0;
+    if (!(total > 0))
+        return;
+    double el = rs_now() - p->t0, avg = el > 0 ? done / el : 0;
+    double left = avg > 0 ? (total - done) / avg : 0;
+    char t[24];
+    snprintf(buf, len, " of %s (%.0f%%, ETA %.0fh%02.0fm%02.0fs)", rs_human(total, t, sizeof t), 100.0 * done / total,
+             left / 3600 < 1e6 ? (double)(long)(left / 3600) : 0.0, (double)((long)left % 3600 / 60),
+             (double)((long)left % 60));
+}
+
+void rs_progress_print(rs_progress *p, const char *line)
+{
+    if (p->tty)
+        fprintf(stderr, "\r%-150.150s", line);
+    else
+        fprintf(stderr, "%s\n", line);
+    p->last = rs_now();
+    p->printed = 1;
+}
+
+void rs_progress_end(rs_progress *p)
+{
+    if (p->tty && p->printed)
+        fprintf(stderr, "\n");
+    p->printed = 0;
 }
 
 void rs_report(rs_stats *s, double period, int force)
@@ -118,24 +165,17 @@ void rs_report(rs_stats *s, double period, int force)
             if (s->per[i].mismatches && (!top || s->per[i].mismatches > top->mismatches))
                 top = &s->per[i];
         }
-        char line[512], eta[80] = "";
-        if (s->planned > 0) {  /* progress and the time left at the average rate so far */
-            char p[24];
-            double left = avg > 0 ? (double)(s->planned - cases) / avg : 0;
-            snprintf(eta, sizeof eta, " of %s (%.0f%%, ETA %.0fh%02.0fm%02.0fs)", human((double)s->planned, p, sizeof p),
-                     100.0 * (double)cases / (double)s->planned, left / 3600 < 1e6 ? (double)(long)(left / 3600) : 0.0,
-                     (double)((long)left % 3600 / 60), (double)((long)left % 60));
-        }
+        char line[512], eta[80];
+        rs_progress pr = {s->tty, s->t0, s->last_print, period, 1, 0.5};
+        rs_progress_eta(&pr, (double)cases, (double)s->planned, eta, sizeof eta);
         snprintf(line, sizeof line,
                  "#%.0fs cases %s%s  %s dot products/s (now %s/s)  mismatches %lld unique / %lld total  "
                  "new files %lld  buckets %lld (new %lld)  instr %d/%d%s%s",
-                 now - s->t0, human((double)cases, a, sizeof a), eta, human(avg, b, sizeof b), human(rate, c, sizeof c),
+                 now - s->t0, rs_human((double)cases, a, sizeof a), eta, rs_human(avg, b, sizeof b),
+                 rs_human(rate, c, sizeof c),
                  rs_total(s, RS_UNIQUE), rs_total(s, RS_MISMATCHES), rs_total(s, RS_NEW), s->buckets_seen,
                  s->buckets_new, active, s->n, top ? "  most: " : "", top ? top->in->name : "");
-        if (s->tty)
-            fprintf(stderr, "\r%-150.150s", line);
-        else
-            fprintf(stderr, "%s\n", line);
+        rs_progress_print(&pr, line);
         s->last_print = now;
         s->cases_at_print = cases;
         s->rate_at_print = rate;

@@ -46,6 +46,8 @@ typedef struct rs_stats {
     char shard[40];      /* "I/N" under run --campaign, or "" */
     char host[128];      /* set by rs_open */
     char gpu[300];       /* the device: name, architecture, index and CUDA_VISIBLE_DEVICES; models say so */
+    char gpu_uuid[48];   /* the physical GPU (mf_device_info.uuid: "GPU-...", "model", "" unknown) */
+    char gpu_pci[24];    /* its PCI bus id (mf_device_info.pci_bus_id) */
 } rs_stats;
 
 /* @return seconds on a monotonic clock. */
@@ -67,6 +69,30 @@ void rs_summary(rs_stats *s, FILE *f, const char *why);
 int rs_close(rs_stats *s);
 
 long long rs_total(const rs_stats *s, int field);
+
+/* The status line of any long job (run's above, replay's, check's): on a
+ * terminal one line rewritten in place every 0.5 s, otherwise a plain line
+ * every `period` s; nothing for a job shorter than that. */
+typedef struct rs_progress {
+    int tty;           /* stderr is a terminal */
+    double t0, last;   /* start, last line (rs_now) */
+    double period;     /* seconds between lines when not on a terminal */
+    int printed;       /* a line was printed (on a terminal: rs_progress_end ends it) */
+    double tty_period; /* seconds between lines on a terminal (0.5) */
+} rs_progress;
+/* MMAFUZZ_PROGRESS_S (0 to 10, for tests) sets both intervals. */
+void rs_progress_start(rs_progress *p, double period);
+/* @return 1 when a line is due now (force: always). */
+int rs_progress_due(const rs_progress *p, int force);
+/* " of TOTAL (P%, ETA 0h01m02s)": `done` of `total` units, and the time
+ * left at the average rate since the start ("" when total <= 0). */
+void rs_progress_eta(const rs_progress *p, double done, double total, char *buf, size_t len);
+/* Print the line (in place on a terminal) and remember the time. */
+void rs_progress_print(rs_progress *p, const char *line);
+/* On a terminal, end the line in place with a newline. */
+void rs_progress_end(rs_progress *p);
+/* "1.23M" style numbers for status lines. */
+const char *rs_human(double v, char *buf, size_t len);
 enum { RS_CASES, RS_MISMATCHES, RS_UNIQUE, RS_NEW, RS_NONDET, RS_TILES };
 
 #endif

@@ -27,6 +27,11 @@ struct mf_vec_reader {
     char msg[512];
 };
 
+long long mf_vec_offset(const mf_vec_reader *r)
+{
+    return r->gz ? (long long)gzoffset(r->gz) : (long long)r->mem_pos;
+}
+
 static void set_msg(mf_vec_reader *r, const char *fmt, ...)
 {
     char tmp[200];

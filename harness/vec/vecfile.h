@@ -55,6 +55,10 @@ long mf_vec_skipped(const mf_vec_reader *r);
 
 void mf_vec_close(mf_vec_reader *r);
 
+/* Bytes of the file (as stored: compressed for .gz) read so far, for
+ * progress; in steps of zlib's buffer. */
+long long mf_vec_offset(const mf_vec_reader *r);
+
 /* The text of the line last read (without its newline), e.g. to read free
  * fields of a case; valid until the next mf_vec_next. */
 const char *mf_vec_line(const mf_vec_reader *r);

@@ -205,6 +205,28 @@ signals)
         echo "SIG$sig at ${done1:-0} of 15625 tiles: resumed, equal"
     done
     ;;
+no_sync)
+    reference
+    # --no-sync (for measuring what crash safety costs): the same counts and findings on a clean run
+    init ns
+    shard ns 0/1 --no-sync >ns.out 2>ns.err || bad "--no-sync: exit $?, expected 0: $(tail -2 ns.err)"
+    equal ref ns
+    # it reaches every atomic write: an fsync that would fail at once (fs.fsync:0) is never called ...
+    init nsf
+    MMAFUZZ_FAULT=fs.fsync:0 shard nsf 0/1 --no-sync >/dev/null 2>nsf.err || bad "--no-sync still fsyncs: $(tail -2 nsf.err)"
+    # ... while without it the same fault stops the run (the control: the fault point is live)
+    init sf
+    MMAFUZZ_FAULT=fs.fsync:0 shard sf 0/1 >/dev/null 2>sf.err && bad "control: fs.fsync:0 did not stop a run that syncs"
+    # and no checkpoints: with a checkpoint after every batch, the second state write is never reached
+    init nsc
+    MMAFUZZ_CHECKPOINT_S=0 MMAFUZZ_FAULT=state.write:1:kill shard nsc 0/1 --no-sync >/dev/null 2>&1
+    rc=$?
+    [ $rc -eq 0 ] || bad "--no-sync: exit $rc with state.write:1:kill (a checkpoint was written before the end)"
+    init sc
+    MMAFUZZ_CHECKPOINT_S=0 MMAFUZZ_FAULT=state.write:1:kill shard sc 0/1 >/dev/null 2>&1
+    rc=$?
+    [ $rc -eq 137 ] || bad "control: exit $rc with state.write:1:kill and a checkpoint per batch, expected 137"
+    ;;
 random_kills)
     RUNS=6000000  # long enough (about 3 s on one thread) for kills to land in the middle
     reference
@@ -262,7 +284,12 @@ report)
         id=$(basename "$f" .jsonl)
         jq -e --arg id "$id" 'select(.run_id != $id or .shard == "" or .host == "" or (.gpu | test("model")) | not)' \
             "$f" >/dev/null && bad "$f: a record without its run id, shard, host or GPU"
+        # the physical GPU: a model device says "model" (the GPU test checks a real UUID against nvidia-smi)
+        jq -e 'select(.gpu_uuid != "model" or .gpu_pci_bus_id != "model")' "$f" >/dev/null &&
+            bad "$f: a record without gpu_uuid and gpu_pci_bus_id"
     done
+    grep -q '<th>GPU UUID</th><th>PCI bus id</th>' rep.html || bad "no GPU UUID and PCI bus id in the per-GPU table"
+    grep -q '<td>model</td><td>model</td>' rep.html || bad "the per-GPU table does not show the runs' GPU identity"
     ;;
 *)
     echo "unknown test $TEST"

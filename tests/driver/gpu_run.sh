@@ -28,4 +28,15 @@ if [ -n "$(find "$WORK/out" -name '*.vec')" ]; then
     grep -q ' 0 fixed' "$WORK/replay.out" || { echo "FAIL: filed mismatches did not replay"; tail -3 "$WORK/replay.out"; exit 1; }
     [ $rc -eq 1 ] || { echo "FAIL: replay exit $rc"; exit 1; }
 fi
+# the stats records name the physical GPU as nvidia-smi does (UUID and PCI bus id), not by ordinal
+if command -v nvidia-smi >/dev/null; then
+    rec=$(tail -1 "$WORK/out/stats.jsonl")
+    uuid=$(echo "$rec" | sed -n 's/.*"gpu_uuid":"\([^"]*\)".*/\1/p')
+    pci=$(echo "$rec" | sed -n 's/.*"gpu_pci_bus_id":"\([^"]*\)".*/\1/p')
+    nvidia-smi --query-gpu=uuid --format=csv,noheader | grep -qix "$uuid" ||
+        { echo "FAIL: stats gpu_uuid '$uuid' is not a UUID nvidia-smi lists"; exit 1; }
+    # nvidia-smi prints the bus id with 8 digits of domain (00000000:41:00.0), CUDA with 4
+    nvidia-smi --query-gpu=pci.bus_id --format=csv,noheader | sed 's/^0000//' | grep -qix "$pci" ||
+        { echo "FAIL: stats gpu_pci_bus_id '$pci' is not a bus id nvidia-smi lists"; exit 1; }
+fi
 echo ok

@@ -4,6 +4,7 @@
  */
 #include "cli.h"
 #include "instr_select.h"
+#include "backend.h"  /* mf_device_format_uuid */
 #include "mf_device.h"
 #include "run_fs.h"
 #include "run_mismatch.h"
@@ -362,8 +363,33 @@ static void test_store(const char *dir)
     free(b3);
 }
 
+/* A GPU's UUID as nvidia-smi -L prints it: "GPU-" and the 16 bytes in hex,
+ * grouped 8-4-4-4-12 (the RFC 4122 text form); expected strings written by
+ * hand from that form. */
+static void test_gpu_uuid(void)
+{
+    unsigned char b[16];
+    for (int i = 0; i < 16; i++)
+        b[i] = (unsigned char)(i * 17);  /* 00 11 22 ... ff */
+    char out[48];
+    mf_device_format_uuid(b, out, sizeof out);
+    CHECK(!strcmp(out, "GPU-00112233-4455-6677-8899-aabbccddeeff"), "uuid: %s", out);
+    b[0] = 0x5c;
+    b[15] = 0x01;
+    mf_device_format_uuid(b, out, sizeof out);
+    CHECK(!strcmp(out, "GPU-5c112233-4455-6677-8899-aabbccddee01"), "uuid: %s", out);
+    mf_device *dev;
+    char err[256];
+    CHECK(mf_device_open("model:ampere", &dev, err, sizeof err) == 0, "%s", err);
+    const mf_device_info *di = mf_device_get_info(dev);
+    CHECK(!strcmp(di->uuid, "model") && !strcmp(di->pci_bus_id, "model"), "model device: uuid %s, pci %s", di->uuid,
+          di->pci_bus_id);
+    mf_device_close(dev);
+}
+
 int main(int argc, char **argv)
 {
+    test_gpu_uuid();
     test_specials();
     test_signature();
     test_reproducible();

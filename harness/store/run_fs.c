@@ -1,6 +1,7 @@
 /*
  * run_fs.c - atomic writes, mkdir -p, folder walks (see run_fs.h).
  */
+#define _GNU_SOURCE /* syncfs */
 #include "run_fs.h"
 
 #include <dirent.h>
@@ -143,9 +144,29 @@ static int create_temp(const char *path, char *tmp, size_t len)
     }
 }
 
-static int g_sync = 1; /* fs_set_sync */
+static int g_sync = 1;       /* fs_set_sync */
+static char g_pending[4096]; /* a folder holding findings written since the last flush, or "" */
 
 void fs_set_sync(int on) { g_sync = on != 0; }
+
+/* Flush the pending findings (see fs_set_sync): syncfs on their file
+ * system.  @return 0, or an errno value. */
+static int flush_pending(void)
+{
+    if (!g_pending[0])
+        return 0;
+    int e = fs_fault("fs.fsync", 1);
+    if (!e) {
+        int fd = open(g_pending, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+        if (fd < 0 || syncfs(fd) != 0)
+            e = errno;
+        if (fd >= 0)
+            close(fd);
+    }
+    if (!e)
+        g_pending[0] = 0;
+    return e;
+}
 
 int fs_write_atomic(const char *path, const void *data, size_t len, int replace, char *err, size_t errlen)
 {
@@ -182,8 +203,11 @@ int fs_write_atomic_at(const char *point, const char *path, const void *data, si
         p += w;
         left -= (size_t)w;
     }
-    int e = g_sync ? fs_fault("fs.fsync", 1) : 0;
-    if (!e && g_sync && fsync(fd) != 0)
+    int group = g_sync && point && !strcmp(point, "finding.write"); /* committed with the next flush */
+    int e = g_sync && !group ? flush_pending() : 0;                /* nothing written after them first */
+    if (!e && g_sync && !group)
+        e = fs_fault("fs.fsync", 1);
+    if (!e && g_sync && !group && fsync(fd) != 0)
         e = errno;
     if (close(fd) != 0 && !e)
         e = errno;
@@ -211,6 +235,14 @@ int fs_write_atomic_at(const char *point, const char *path, const void *data, si
     if (!e)
         e = errno;
     unlink(tmp);
+    if (rc == 0 && group && !g_pending[0]) {
+        snprintf(g_pending, sizeof g_pending, "%s", path);
+        char *slash = strrchr(g_pending, '/');
+        if (slash)
+            *slash = 0;
+        else
+            snprintf(g_pending, sizeof g_pending, ".");
+    }
     if (rc == 0)
         return 0;
     if (e == EEXIST)
@@ -326,6 +358,11 @@ int fs_sync_dir(const char *path)
 {
     if (!g_sync)
         return 0;
+    int pe = flush_pending();
+    if (pe) {
+        errno = pe;
+        return -1;
+    }
     char dir[4096];
     snprintf(dir, sizeof dir, "%s", path);
     char *slash = strrchr(dir, '/');

@@ -33,7 +33,15 @@ int fs_sync_dir(const char *path);
  * (0: `run --no-sync`, for measuring what crash safety costs; files are
  * still written whole and renamed into place, but a power loss or a kernel
  * crash may lose or empty them).  The only setting of this module; set it
- * once, before any write. */
+ * once, before any write.
+ *
+ * Findings are committed as a group: a write through the fault point
+ * "finding.write" (a mismatch file, immutable, named by its hash) is not
+ * fsynced on its own; the next write of any other file (the index, a state
+ * file that counts the findings) or fs_sync_dir first flushes the whole file
+ * system of the pending findings (syncfs), so that nothing counts a finding
+ * before it is durable, at one flush per checkpoint instead of one per
+ * finding. */
 void fs_set_sync(int on);
 
 /* Read a whole file (NUL-terminated, *len without the NUL).  @return a

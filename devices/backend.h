@@ -12,6 +12,8 @@
 extern "C" {
 #endif
 
+#define MF_DEV_MAX_GPUS 16  /* GPUs behind one device (mf_verify_res.gpu_cases) */
+
 typedef struct mf_device_ops {
     void (*close)(mf_device *dev);
     int (*supports)(const mf_device *dev, const mf_instr *in, const char *variant);
@@ -23,6 +25,13 @@ typedef struct mf_device_ops {
      * writes fastest (page-locked for CUDA). */
     void *(*host_alloc)(mf_device *dev, size_t bytes);
     void (*host_free)(mf_device *dev, void *p);
+    /* Optional (NULL: not supported; mf_device.h says why): verification
+     * on the device itself, and the GPUs behind one device. */
+    int (*can_verify)(const mf_device *dev, const mf_instr *in, const char *variant, const mf_instr *model,
+                      const char **why);
+    int (*verify_tiles)(mf_device *dev, const mf_verify_req *rq, mf_verify_res *res, char *err, size_t errlen);
+    int (*gpu_count)(const mf_device *dev);
+    const char *(*gpu_uuid)(const mf_device *dev, int g);
 } mf_device_ops;
 
 struct mf_device {
@@ -35,6 +44,8 @@ struct mf_device {
  * (ops, info and impl filled).  Return MF_DEV_* codes. */
 int mf_cuda_backend_count(void);
 int mf_cuda_backend_open(int index, mf_device *dev, char *err, size_t errlen);
+/* One device over the CUDA GPUs idx[0..n-1] (n <= MF_DEV_MAX_GPUS). */
+int mf_cuda_backend_open_list(const int *idx, int n, mf_device *dev, char *err, size_t errlen);
 int mf_hip_backend_count(void);
 int mf_hip_backend_open(int index, mf_device *dev, char *err, size_t errlen);
 int mf_model_backend_open(const char *arch, mf_device *dev, char *err, size_t errlen);

@@ -48,6 +48,12 @@ int mf_cuda_backend_open(int index, mf_device *dev, char *err, size_t errlen)
     snprintf(err, errlen, "this mmafuzz was built without the CUDA device layer (no CUDA toolkit at build time)");
     return MF_DEV_ERR_NO_DEVICE;
 }
+int mf_cuda_backend_open_list(const int *idx, int n, mf_device *dev, char *err, size_t errlen)
+{
+    (void)idx;
+    (void)n;
+    return mf_cuda_backend_open(0, dev, err, errlen);
+}
 #endif
 #ifndef MMAFUZZ_HAVE_HIP
 int mf_hip_backend_count(void) { return 0; }
@@ -85,18 +91,52 @@ int mf_device_open(const char *spec, mf_device **out, char *err, size_t errlen)
         if (!colon)
             snprintf(err, errlen, "device 'model' needs an architecture: model:ARCH (e.g. model:ampere)");
     } else if ((plen == 4 && !strncmp(spec, "cuda", 4)) || (plen == 3 && !strncmp(spec, "hip", 3))) {
-        int index = 0;
-        if (colon) {
-            char *end;
-            long v = strtol(colon + 1, &end, 10);
-            if (end == colon + 1 || *end || v < 0 || v > 1024) {
-                snprintf(err, errlen, "bad device index in '%s'", spec);
+        int idx[MF_DEV_MAX_GPUS], n = 1;
+        idx[0] = 0;
+        if (colon && !strcmp(colon + 1, "all") && plen == 4) {
+            n = mf_cuda_backend_count();
+            if (n > MF_DEV_MAX_GPUS)
+                n = MF_DEV_MAX_GPUS;
+            for (int i = 0; i < n; i++)
+                idx[i] = i;
+            if (!n) {
+                snprintf(err, errlen, "%s: no CUDA device present", spec);
                 free(dev);
-                return MF_DEV_ERR_ARG;
+                return MF_DEV_ERR_NO_DEVICE;
             }
-            index = (int)v;
+        } else if (colon) {
+            const char *p = colon + 1;
+            n = 0;
+            for (;;) {
+                char *end;
+                long v = strtol(p, &end, 10);
+                if (end == p || (*end && *end != ',') || v < 0 || v > 1024 || n == MF_DEV_MAX_GPUS) {
+                    snprintf(err, errlen, "bad device index in '%s' (expected %s:N%s)", spec, plen == 4 ? "cuda" : "hip",
+                             plen == 4 ? ", cuda:N,M,... or cuda:all, at most 16 GPUs" : "");
+                    free(dev);
+                    return MF_DEV_ERR_ARG;
+                }
+                for (int i = 0; i < n; i++)
+                    if (idx[i] == (int)v) {
+                        snprintf(err, errlen, "'%s' names GPU %ld twice", spec, v);
+                        free(dev);
+                        return MF_DEV_ERR_ARG;
+                    }
+                idx[n++] = (int)v;
+                if (!*end)
+                    break;
+                p = end + 1;
+            }
         }
-        rc = plen == 4 ? mf_cuda_backend_open(index, dev, err, errlen) : mf_hip_backend_open(index, dev, err, errlen);
+        if (n > 1 && plen == 3) {
+            snprintf(err, errlen, "'%s': a HIP device is one GPU (hip:N)", spec);
+            rc = MF_DEV_ERR_ARG;
+        } else if (plen == 4) {
+            rc = n > 1 ? mf_cuda_backend_open_list(idx, n, dev, err, errlen)
+                       : mf_cuda_backend_open(idx[0], dev, err, errlen);
+        } else {
+            rc = mf_hip_backend_open(idx[0], dev, err, errlen);
+        }
     } else {
         snprintf(err, errlen, "unknown device '%s' (expected cuda[:N], hip[:N] or model:ARCH)", spec);
         rc = MF_DEV_ERR_ARG;
@@ -165,6 +205,36 @@ void mf_device_host_free(mf_device *dev, void *p)
         dev->ops->host_free(dev, p);
     else
         free(p);
+}
+
+int mf_device_can_verify(const mf_device *dev, const mf_instr *in, const char *variant, const mf_instr *model,
+                         const char **why)
+{
+    if (dev->ops->can_verify)
+        return dev->ops->can_verify(dev, in, variant, model, why);
+    if (why)
+        *why = dev->info.backend == MF_BACKEND_CUDA ? "this build has no device-code model"
+               : dev->info.backend == MF_BACKEND_HIP ? "the HIP layer has no device-code model: --verify host"
+                                                      : "a model:ARCH device runs on the host: --verify host";
+    return 0;
+}
+
+int mf_device_verify_tiles(mf_device *dev, const mf_verify_req *rq, mf_verify_res *res, char *err, size_t errlen)
+{
+    memset(res, 0, sizeof *res);
+    const char *why = NULL;
+    if (!mf_device_can_verify(dev, rq->in, rq->variant, rq->model, &why)) {
+        snprintf(err, errlen, "%s: cannot verify on %s: %s", rq->in->name, dev->info.name, why ? why : "?");
+        return MF_DEV_ERR_UNSUPPORTED;
+    }
+    return dev->ops->verify_tiles(dev, rq, res, err, errlen);
+}
+
+int mf_device_gpu_count(const mf_device *dev) { return dev->ops->gpu_count ? dev->ops->gpu_count(dev) : 1; }
+
+const char *mf_device_gpu_uuid(const mf_device *dev, int g)
+{
+    return dev->ops->gpu_uuid ? dev->ops->gpu_uuid(dev, g) : dev->info.uuid;
 }
 
 const char *mf_device_target(const mf_instr *in, const char **why)

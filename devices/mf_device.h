@@ -28,6 +28,7 @@
 #ifndef MMAFUZZ_DEVICE_H
 #define MMAFUZZ_DEVICE_H
 
+#include "mmafuzz_gen.h"
 #include "mmafuzz_model.h"
 
 #include <stddef.h>
@@ -69,7 +70,10 @@ typedef struct mf_device_info {
 /* Bytes each element of format f occupies in ABI arrays (8, 4, 2 or 1). */
 size_t mf_abi_elem_bytes(mf_format f);
 
-/* Open a device by spec: "cuda", "cuda:N", "hip", "hip:N", "model:ARCH".
+/* Open a device by spec: "cuda", "cuda:N", "cuda:all", "cuda:N,M,...",
+ * "hip", "hip:N", "model:ARCH".  A CUDA spec naming several GPUs opens one
+ * device over all of them: run_tiles uses the first, verify_tiles spreads
+ * each call's tiles over all of them.
  * @return MF_DEV_OK and *out, or an error code with a message. */
 int mf_device_open(const char *spec, mf_device **out, char *err, size_t errlen);
 void mf_device_close(mf_device *dev);
@@ -96,6 +100,61 @@ int mf_device_run_tiles(mf_device *dev, const mf_instr *in, const char *variant,
  * Free with mf_device_host_free on the same device.  NULL: out of memory. */
 void *mf_device_host_alloc(mf_device *dev, size_t bytes);
 void mf_device_host_free(mf_device *dev, void *p);
+
+/* ------------------------------------------------- verification on the device */
+
+/* One disagreement found on the device: output (i, j) of campaign tile `tile`. */
+typedef struct mf_verify_hit {
+    uint64_t tile;
+    uint32_t i, j;
+    uint64_t dev, model;   /* the device's d and the model's d, bit patterns of the output format */
+} mf_verify_hit;
+
+/* "Generate, run and verify tiles [first, first + ntiles) of this instruction
+ * against this model row", all on the device: tile t of the call is campaign
+ * tile tile_base + tile_stride * (first + t), generated exactly as gen_tile()
+ * generates it on the host from (seed, mix, the pool view), run with the
+ * instruction, evaluated with the model on the device and compared under
+ * in's NaN rule (mf_output_equal).  Only disagreements come back. */
+typedef struct mf_verify_req {
+    const mf_instr *in;                /* the instruction run (a table row) */
+    const mf_instr *model;             /* the row the model evaluates (same formats and shape) */
+    const char *variant;               /* NULL: the default form */
+    uint64_t tile_base, tile_stride, first, ntiles;
+    uint64_t seed;
+    gen_mix mix;
+    const gen_saved_case *const *view; /* the mutation pool's cases compatible with in (gen_ctx.view) */
+    size_t nview;
+    uint64_t view_version;             /* changes whenever view's contents may have changed (the
+                                          device keeps its copy of the pool until then) */
+    mf_verify_hit *hits;               /* host buffer for the disagreements */
+    size_t hits_cap;
+} mf_verify_req;
+
+typedef struct mf_verify_res {
+    uint64_t mismatches;   /* disagreements found (all counted, whatever hits_cap) */
+    size_t nhits;          /* hits written, sorted by (tile, i, j); min(mismatches, hits_cap) */
+    int overflow;          /* 1: mismatches > hits_cap: the caller checks the whole range again
+                              another way (the host path) so that nothing is lost */
+    double gpu_s;          /* device time of the call (all of its GPUs: their sum) */
+    int ngpu;              /* GPUs the call used (cuda:LIST), and the cases each ran */
+    uint64_t gpu_cases[16];
+} mf_verify_res;
+
+/* @return 1 if dev can verify instruction `in` (variant, model row) on the
+ * device itself: a CUDA device of a build with the device-code model, a row
+ * without block scales.  *why (may be NULL) receives the reason when not. */
+int mf_device_can_verify(const mf_device *dev, const mf_instr *in, const char *variant, const mf_instr *model,
+                         const char **why);
+
+/* Run one verification request (above).  @return MF_DEV_OK with *res, or an
+ * error code with a message (the device is reset and stays usable). */
+int mf_device_verify_tiles(mf_device *dev, const mf_verify_req *rq, mf_verify_res *res, char *err, size_t errlen);
+
+/* Number of GPUs behind dev (cuda:all or cuda:LIST open several), and the
+ * identity of GPU g ("GPU-uuid"), for per-GPU statistics. */
+int mf_device_gpu_count(const mf_device *dev);
+const char *mf_device_gpu_uuid(const mf_device *dev, int g);
 
 /* Extract the case of output (i, j) of tile t from ABI arrays. */
 void mf_tile_get_case(const mf_instr *in, int m, int n, int k, const void *A, const void *B, const void *C,

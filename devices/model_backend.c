@@ -48,7 +48,8 @@ static int model_run_tiles(mf_device *dev, const mf_instr *in, const char *varia
     return MF_DEV_OK;
 }
 
-static const mf_device_ops model_ops = {model_close, model_supports, model_tile_shape, model_run_tiles, NULL, NULL};
+static const mf_device_ops model_ops = {model_close, model_supports, model_tile_shape, model_run_tiles, NULL, NULL,
+                                       NULL,        NULL,           NULL,             NULL};
 
 int mf_model_backend_open(const char *arch, mf_device *dev, char *err, size_t errlen)
 {

@@ -15,12 +15,16 @@
 #include "backend.h"
 #include "kernel_registry.h"
 #include "layout.h"
+#include "verify.h"
 
 #include <cuda_runtime.h>
 
+#include <algorithm>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <thread>
+#include <vector>
 
 namespace {
 
@@ -48,6 +52,12 @@ struct Impl {
     int *blocks_per_sm;    /* per kernel, 0 until asked */
     Slot slot[kSlots];
     int streams_ready;
+    Vgpu *vg;              /* verification on this GPU (verify.cu) */
+    char uuid[48];
+    /* cuda:LIST: the GPUs of the device, gpu[0] this one (run_tiles uses it);
+     * ngpu is 1 for a single GPU */
+    int ngpu;
+    struct Impl *gpu[MF_DEV_MAX_GPUS];
 };
 
 /* The table architecture and wrapper target of a compute capability
@@ -79,6 +89,8 @@ void forget_resources(Impl *im)
     }
     im->streams_ready = 0;
     memset(im->blocks_per_sm, 0, sizeof(int) * (size_t)im->nkernels);
+    if (im->vg)
+        vgpu_forget(im->vg);
 }
 
 void free_resources(Impl *im)
@@ -130,15 +142,23 @@ int is_pinned(const void *p)
     return a.type == cudaMemoryTypeHost;
 }
 
+void impl_free(Impl *im)
+{
+    free_resources(im);
+    vgpu_free(im->vg);
+    free(im->runnable);
+    free(im->blocks_per_sm);
+    free(im);
+}
+
 void cuda_close(mf_device *dev)
 {
     Impl *im = (Impl *)dev->impl;
     if (!im)
         return;
-    free_resources(im);
-    free(im->runnable);
-    free(im->blocks_per_sm);
-    free(im);
+    for (int g = 1; g < im->ngpu; g++)
+        impl_free(im->gpu[g]);
+    impl_free(im);
     dev->impl = NULL;
 }
 
@@ -292,6 +312,152 @@ int cuda_run_tiles(mf_device *dev, const mf_instr *in, const char *variant, size
     return MF_DEV_OK;
 }
 
+/* The wrapper's launch on GPU im: blocks per SM asked once. */
+int wrapper_of(Impl *im, int ki, VgpuKernel *out, cudaError_t *e, const char **what)
+{
+    const mf_cuda_kernel *K = &im->kernels[ki];
+    if (!im->blocks_per_sm[ki]) {
+        if (K->smem > 48 * 1024 &&
+            (*e = cudaFuncSetAttribute(K->fn, cudaFuncAttributeMaxDynamicSharedMemorySize, K->smem)) != cudaSuccess) {
+            *what = "cudaFuncSetAttribute";
+            return -1;
+        }
+        if ((*e = cudaOccupancyMaxActiveBlocksPerMultiprocessor(&im->blocks_per_sm[ki], K->fn, K->threads,
+                                                                (size_t)K->smem)) != cudaSuccess) {
+            *what = "cudaOccupancyMaxActiveBlocksPerMultiprocessor";
+            return -1;
+        }
+        if (im->blocks_per_sm[ki] < 1)
+            im->blocks_per_sm[ki] = 1;
+    }
+    out->k = K;
+    out->grid = im->sms * im->blocks_per_sm[ki];
+    return 0;
+}
+
+int cuda_can_verify(const mf_device *dev, const mf_instr *in, const char *variant, const mf_instr *model,
+                    const char **why)
+{
+    const char *w = NULL;
+    if (!cuda_supports(dev, in, variant))
+        w = "the GPU does not run this instruction";
+    else if (in->n_scales || model->n_scales)
+        w = "block-scaled rows are checked on the host";
+    else if (model->fa != in->fa || model->fb != in->fb || model->fc != in->fc || model->fd != in->fd ||
+             model->k != in->k)
+        w = "the model row has other formats or K";
+    if (why)
+        *why = w;
+    return w == NULL;
+}
+
+/* mf_device_verify_tiles: the call's chunks spread over the device's GPUs,
+ * one host thread per GPU; hits merged and sorted by (tile, i, j). */
+int cuda_verify_tiles(mf_device *dev, const mf_verify_req *rq, mf_verify_res *res, char *err, size_t errlen)
+{
+    Impl *im = (Impl *)dev->impl;
+    const mf_instr *in = rq->in;
+    int m, n, k;
+    if (cuda_tile_shape(dev, in, rq->variant, &m, &n, &k)) {
+        snprintf(err, errlen, "%s: no CUDA wrapper for variant '%s'", in->name, rq->variant ? rq->variant : "");
+        return MF_DEV_ERR_UNSUPPORTED;
+    }
+    memset(res, 0, sizeof *res);
+    res->ngpu = im->ngpu;
+    if (rq->ntiles == 0)
+        return MF_DEV_OK;
+    VgpuShared sh;
+    sh.rq = rq;
+    sh.m = m;
+    sh.n = n;
+    sh.k = k;
+    sh.chunk_tiles = vgpu_chunk_tiles(in, m, n, k);
+    sh.nchunks = (rq->ntiles + sh.chunk_tiles - 1) / sh.chunk_tiles;
+    sh.next = 0;
+    int ng = im->ngpu;
+    cudaError_t errs[MF_DEV_MAX_GPUS];
+    const char *whats[MF_DEV_MAX_GPUS];
+    auto work = [&](int g) {
+        Impl *gi = im->gpu[g];
+        whats[g] = "";
+        errs[g] = cudaSetDevice(gi->ordinal);
+        if (errs[g] != cudaSuccess) {
+            whats[g] = "cudaSetDevice";
+            return;
+        }
+        if (!gi->vg && !(gi->vg = vgpu_new(gi->ordinal, gi->sms))) {
+            errs[g] = cudaErrorMemoryAllocation;
+            whats[g] = "the verification state (host memory)";
+            return;
+        }
+        int ki = find_kernel(gi, in, rq->variant);
+        VgpuKernel kern;
+        if (ki < 0) {
+            errs[g] = cudaErrorInvalidDeviceFunction;
+            whats[g] = "finding the wrapper";
+            return;
+        }
+        if (wrapper_of(gi, ki, &kern, &errs[g], &whats[g]))
+            return;
+        errs[g] = vgpu_run(gi->vg, &sh, &kern, &whats[g]);
+    };
+    if (ng == 1) {
+        work(0);
+    } else {
+        std::vector<std::thread> th;
+        for (int g = 0; g < ng; g++)
+            th.emplace_back(work, g);
+        for (auto &t : th)
+            t.join();
+    }
+    std::vector<mf_verify_hit> all;
+    for (int g = 0; g < ng; g++) {
+        Impl *gi = im->gpu[g];
+        if (errs[g] == cudaSuccess) {
+            unsigned long long found = 0, cases = 0;
+            size_t copied = 0;
+            double secs = 0;
+            size_t at = all.size();
+            all.resize(at + rq->hits_cap);
+            errs[g] = vgpu_collect(gi->vg, all.data() + at, rq->hits_cap, &found, &copied, &cases, &secs);
+            whats[g] = "copying the disagreements back";
+            all.resize(at + copied);
+            res->mismatches += found;
+            res->gpu_cases[g] = cases;
+            res->gpu_s += secs;
+        }
+        if (errs[g] != cudaSuccess) {
+            snprintf(err, errlen,
+                     "%s: verifying tiles [%llu, %llu) on cuda:%d: %s failed: %s (%s); the device was reset", in->name,
+                     (unsigned long long)rq->first, (unsigned long long)(rq->first + rq->ntiles), gi->ordinal,
+                     whats[g], cudaGetErrorName(errs[g]), cudaGetErrorString(errs[g]));
+            for (int q = 0; q < ng; q++) {
+                cudaSetDevice(im->gpu[q]->ordinal);
+                cudaDeviceReset();
+                forget_resources(im->gpu[q]);
+                cudaGetLastError();
+            }
+            return MF_DEV_ERR_FAULT;
+        }
+    }
+    std::sort(all.begin(), all.end(), [](const mf_verify_hit &a, const mf_verify_hit &b) {
+        return a.tile != b.tile ? a.tile < b.tile : a.i != b.i ? a.i < b.i : a.j < b.j;
+    });
+    res->overflow = res->mismatches > rq->hits_cap;
+    res->nhits = all.size() < rq->hits_cap ? all.size() : rq->hits_cap;
+    if (res->nhits)
+        memcpy(rq->hits, all.data(), res->nhits * sizeof *rq->hits);
+    return MF_DEV_OK;
+}
+
+int cuda_gpu_count(const mf_device *dev) { return ((const Impl *)dev->impl)->ngpu; }
+
+const char *cuda_gpu_uuid(const mf_device *dev, int g)
+{
+    const Impl *im = (const Impl *)dev->impl;
+    return g >= 0 && g < im->ngpu ? im->gpu[g]->uuid : "";
+}
+
 /* Page-locked host memory: run_tiles copies it without staging.  When the
  * driver refuses (locked-memory limit), plain memory, which still works. */
 void *cuda_host_alloc(mf_device *dev, size_t bytes)
@@ -315,8 +481,9 @@ void cuda_host_free(mf_device *dev, void *p)
         free(p);
 }
 
-const mf_device_ops cuda_ops = {cuda_close,     cuda_supports,  cuda_tile_shape, cuda_run_tiles,
-                                cuda_host_alloc, cuda_host_free};
+const mf_device_ops cuda_ops = {cuda_close,       cuda_supports,     cuda_tile_shape, cuda_run_tiles,
+                                cuda_host_alloc,  cuda_host_free,    cuda_can_verify, cuda_verify_tiles,
+                                cuda_gpu_count,   cuda_gpu_uuid};
 
 } /* namespace */
 
@@ -330,7 +497,8 @@ extern "C" int mf_cuda_backend_count(void)
     return n;
 }
 
-extern "C" int mf_cuda_backend_open(int index, mf_device *dev, char *err, size_t errlen)
+/* Open GPU `index`: its state and its description. */
+static int open_gpu(int index, Impl **out, mf_device_info *info, char *err, size_t errlen)
 {
     int count = mf_cuda_backend_count();
     if (index < 0 || index >= count) {
@@ -368,25 +536,74 @@ extern "C" int mf_cuda_backend_open(int index, mf_device *dev, char *err, size_t
         return MF_DEV_ERR_ARG;
     }
     memset(im->runnable, -1, (size_t)im->nkernels + 1);
+    im->ngpu = 1;
+    im->gpu[0] = im;
     int drv = 0, rt = 0;
     cudaDriverGetVersion(&drv);
     cudaRuntimeGetVersion(&rt);
+    memset(info, 0, sizeof *info);
+    info->backend = MF_BACKEND_CUDA;
+    info->index = index;
+    info->model_arch = im->arch;
+    snprintf(info->name, sizeof info->name, "%s", p.name);
+    if (im->target)
+        snprintf(info->arch, sizeof info->arch, "%s", im->target);
+    else
+        snprintf(info->arch, sizeof info->arch, "sm_%d%d", p.major, p.minor);
+    snprintf(info->driver, sizeof info->driver, "CUDA driver API %d.%d", drv / 1000, (drv % 1000) / 10);
+    snprintf(info->runtime, sizeof info->runtime, "CUDA runtime %d.%d", rt / 1000, (rt % 1000) / 10);
+    mf_device_format_uuid((const unsigned char *)p.uuid.bytes, info->uuid, sizeof info->uuid);
+    snprintf(im->uuid, sizeof im->uuid, "%s", info->uuid);
+    if (cudaDeviceGetPCIBusId(info->pci_bus_id, (int)sizeof info->pci_bus_id, index) != cudaSuccess) {
+        cudaGetLastError();  /* not sticky: clear it, the id stays unknown */
+        info->pci_bus_id[0] = 0;
+    }
+    *out = im;
+    return MF_DEV_OK;
+}
+
+extern "C" int mf_cuda_backend_open(int index, mf_device *dev, char *err, size_t errlen)
+{
+    return mf_cuda_backend_open_list(&index, 1, dev, err, errlen);
+}
+
+/* cuda:LIST: every GPU must be of the same architecture (one table row runs
+ * on all of them); the device's description is the first GPU's, its name
+ * counting the GPUs. */
+extern "C" int mf_cuda_backend_open_list(const int *idx, int n, mf_device *dev, char *err, size_t errlen)
+{
+    if (n < 1 || n > MF_DEV_MAX_GPUS) {
+        snprintf(err, errlen, "a CUDA device is 1 to %d GPUs", MF_DEV_MAX_GPUS);
+        return MF_DEV_ERR_ARG;
+    }
+    Impl *im = NULL;
+    int rc = open_gpu(idx[0], &im, &dev->info, err, errlen);
+    if (rc)
+        return rc;
+    for (int g = 1; g < n; g++) {
+        mf_device_info gi;
+        Impl *other = NULL;
+        rc = open_gpu(idx[g], &other, &gi, err, errlen);
+        if (!rc && other->arch != im->arch) {
+            snprintf(err, errlen, "cuda:%d (%s, %s) and cuda:%d (%s, %s) are different architectures; one process "
+                     "runs GPUs of one architecture", idx[0], dev->info.name, dev->info.arch, idx[g], gi.name, gi.arch);
+            impl_free(other);
+            rc = MF_DEV_ERR_ARG;
+        }
+        if (rc) {
+            for (int q = 1; q < im->ngpu; q++)
+                impl_free(im->gpu[q]);
+            impl_free(im);
+            return rc;
+        }
+        im->gpu[im->ngpu++] = other;
+    }
+    if (n > 1) {
+        char name[sizeof dev->info.name];
+        snprintf(name, sizeof name, "%dx %s", n, dev->info.name);
+        snprintf(dev->info.name, sizeof dev->info.name, "%s", name);
+    }
     dev->ops = &cuda_ops;
     dev->impl = im;
-    dev->info.backend = MF_BACKEND_CUDA;
-    dev->info.index = index;
-    dev->info.model_arch = im->arch;
-    snprintf(dev->info.name, sizeof dev->info.name, "%s", p.name);
-    if (im->target)
-        snprintf(dev->info.arch, sizeof dev->info.arch, "%s", im->target);
-    else
-        snprintf(dev->info.arch, sizeof dev->info.arch, "sm_%d%d", p.major, p.minor);
-    snprintf(dev->info.driver, sizeof dev->info.driver, "CUDA driver API %d.%d", drv / 1000, (drv % 1000) / 10);
-    snprintf(dev->info.runtime, sizeof dev->info.runtime, "CUDA runtime %d.%d", rt / 1000, (rt % 1000) / 10);
-    mf_device_format_uuid((const unsigned char *)p.uuid.bytes, dev->info.uuid, sizeof dev->info.uuid);
-    if (cudaDeviceGetPCIBusId(dev->info.pci_bus_id, (int)sizeof dev->info.pci_bus_id, index) != cudaSuccess) {
-        cudaGetLastError();  /* not sticky: clear it, the id stays unknown */
-        dev->info.pci_bus_id[0] = 0;
-    }
     return MF_DEV_OK;
 }

@@ -238,7 +238,8 @@ static int hip_run_tiles(mf_device *dev, const mf_instr *in, const char *variant
     return MF_DEV_OK;
 }
 
-static const mf_device_ops hip_ops = {hip_close, hip_supports, hip_tile_shape, hip_run_tiles, NULL, NULL};
+static const mf_device_ops hip_ops = {hip_close, hip_supports, hip_tile_shape, hip_run_tiles, NULL, NULL,
+                                     NULL,      NULL,         NULL,           NULL};
 
 /* The GPU's UUID (hipDeviceGetUuid), or "" when the runtime does not tell.
  * ROCm fills the 16 bytes with the ASCII hex digits of the GPU's unique id,

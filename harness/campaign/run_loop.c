@@ -60,6 +60,13 @@ typedef struct batch {
     unsigned char *want;      /* per worker: the model's output tile */
     size_t want_bytes;
     gen_ctx g;
+    /* --verify gpu: the tiles stayed on the GPU; a tile's case is generated
+     * again on the host (gen_tile, the same bits) into slot 0 when asked for */
+    int sparse;
+    unsigned long long cached_tile;
+    int cached;
+    rec **dumpv;              /* --dump-disagreements, host path: every disagreement of chunk c */
+    size_t *ndump, *capdump;
 } batch;
 
 
@@ -87,6 +94,26 @@ static void on_sigint(int sig)
 static size_t chunk_first(const batch *b, size_t c) { return b->ntiles * c / b->nchunks; }
 static unsigned long long tile_of(const batch *b, size_t t) { return b->tile_base + b->tile_stride * (b->first_tile + t); }
 
+/* The case of output (i, j) of campaign tile `tile` of batch b, and the
+ * generator of its tile: read from the batch's arrays, or (a batch verified
+ * on the GPU) from the tile generated again on the host. */
+static gen_kind batch_case(batch *b, unsigned long long tile, int i, int j, mf_case *cs)
+{
+    size_t t;
+    if (b->sparse) {
+        if (!b->cached || b->cached_tile != tile) {
+            b->gen[0] = (unsigned char)gen_tile(&b->g, tile, 0);
+            b->cached_tile = tile;
+            b->cached = 1;
+        }
+        t = 0;
+    } else {
+        t = (size_t)((tile - b->tile_base) / b->tile_stride - b->first_tile);
+    }
+    mf_tile_get_case(b->in, b->m, b->n, b->k, b->A, b->B, b->C, b->SA, b->SB, t, i, j, cs);
+    return (gen_kind)b->gen[t];
+}
+
 /* --campaign: count a mismatch by class, and record it when it is the first
  * of its class in tile t (what is recorded depends on the tile alone). */
 static void camp_record(batch *b, size_t c, size_t t, int i, int j, uint64_t d, uint64_t mv)
@@ -104,6 +131,20 @@ static void camp_record(batch *b, size_t c, size_t t, int i, int j, uint64_t d, 
         r[n] = (rec){tile_of(b, t), i, j, d, mv, cls};
         b->trec_n[t] = (unsigned char)(n + 1);
     }
+}
+
+/* --dump-disagreements: keep a disagreement of chunk c (written after the batch). */
+static void dump_keep(batch *b, size_t c, unsigned long long tile, int i, int j, uint64_t d, uint64_t mv)
+{
+    if (b->ndump[c] == b->capdump[c]) {
+        size_t cap = b->capdump[c] ? 2 * b->capdump[c] : 64;
+        rec *p = realloc(b->dumpv[c], cap * sizeof *p);
+        if (!p)
+            return;  /* out of memory: the dump is a debug aid, the counts stay right */
+        b->dumpv[c] = p;
+        b->capdump[c] = cap;
+    }
+    b->dumpv[c][b->ndump[c]++] = (rec){tile, i, j, d, mv, 0};
 }
 
 /* Compare every output element of chunk c of batch b with the model
@@ -134,6 +175,8 @@ static void eval_chunk(batch *b, size_t c, unsigned char *want)
             uint64_t d = mf_elem_get(ed, dt, o), mv = mf_elem_get(ed, want, o);
             if (d != mv && !mf_output_equal(b->in, d, mv)) {
                 nmis++;
+                if (b->dumpv)
+                    dump_keep(b, c, tile_of(b, t), (int)(o / (size_t)n), (int)(o % (size_t)n), d, mv);
                 if (b->camp)
                     camp_record(b, c, t, (int)(o / (size_t)n), (int)(o % (size_t)n), d, mv);
                 else if (nrec < REC_PER_CHUNK)
@@ -233,6 +276,11 @@ static void free_batch(batch *b, mf_device *dev)
     free(b->trecs);
     free(b->trec_n);
     free(b->ncls);
+    for (size_t c = 0; b->dumpv && c < CHUNKS; c++)
+        free(b->dumpv[c]);
+    free(b->dumpv);
+    free(b->ndump);
+    free(b->capdump);
 }
 
 /* Handle the recorded mismatches of an evaluated batch: the first of each
@@ -274,8 +322,7 @@ static run_err handle_mismatches(const run_opts *o, run_instr *ri, batch *b, sto
     for (size_t q = 0; q < n; q++) {  /* buckets before any minimization */
         mf_case cs;
         int is_new = 0;
-        mf_tile_get_case(b->in, b->m, b->n, b->k, b->A, b->B, b->C, b->SA, b->SB,
-                         (size_t)(all[q].tile - b->first_tile), all[q].i, all[q].j, &cs);
+        batch_case(b, all[q].tile, all[q].i, all[q].j, &cs);
         rf_buckets_classify(bs, b->in, r->model, &cs, all[q].dev, &bk[q], &is_new);
         if (is_new && o->verbose)
             fprintf(stderr, "%sNEW bucket %s %s: %s\n", rs->tty ? "\n" : "", bk[q].id, b->in->name, bk[q].words);
@@ -304,6 +351,17 @@ static run_err handle_mismatches(const run_opts *o, run_instr *ri, batch *b, sto
             budget--;
         }
     run_err rc = RUN_OK;
+    /* cases for the mutation pool, added at the end: the batch's own tiles are
+     * generated from the pool as it was (a batch checked on the GPU is
+     * generated again on the host, case by case) */
+    size_t nadd = 0;
+    mf_case *adds = malloc(2 * (size_t)(o->minimize < (long long)n ? o->minimize : (long long)n) * sizeof *adds + 1);
+    if (!adds) {
+        free(all);
+        free(chosen);
+        free(bk);
+        return RUN_ERR_NOMEM;
+    }
     if (!r->z_ready) {
         if (mz_dev_init(&r->z, dev, b->in, r->model)) {
             fprintf(stderr, "mmafuzz run: %s\n", r->z.err);
@@ -319,11 +377,10 @@ static run_err handle_mismatches(const run_opts *o, run_instr *ri, batch *b, sto
         if (g_stop)
             break;  /* a stop request: the rest of the batch's mismatches stay counted, not filed */
         mf_case orig;
-        size_t t = (size_t)(all[q].tile - b->first_tile);
-        mf_tile_get_case(b->in, b->m, b->n, b->k, b->A, b->B, b->C, b->SA, b->SB, t, all[q].i, all[q].j, &orig);
+        gen_kind gk = batch_case(b, all[q].tile, all[q].i, all[q].j, &orig);
         mm_origin origin = {o->device, o->seed, (long long)(all[q].tile * (unsigned long long)(b->m * b->n)) +
                                                      all[q].i * b->n + all[q].j,
-                            (long long)all[q].tile, all[q].i, all[q].j, b->m, b->n, gen_name((gen_kind)b->gen[t])};
+                            (long long)all[q].tile, all[q].i, all[q].j, b->m, b->n, gen_name(gk)};
         mm_outcome out;
         char err[700];
         double t_handle = rs_now();
@@ -347,8 +404,8 @@ static run_err handle_mismatches(const run_opts *o, run_instr *ri, batch *b, sto
         if (out.kind != MZ_REPEATS)
             ps->nondet++;
         else
-            pool_add(pl, b->in, &out.res.cs);
-        pool_add(pl, b->in, &orig);
+            adds[nadd++] = out.res.cs;
+        adds[nadd++] = orig;
         st_entry *e = st_find(st, out.hex);
         if (out.is_new)
             ps->new_files++;
@@ -364,21 +421,24 @@ static run_err handle_mismatches(const run_opts *o, run_instr *ri, batch *b, sto
                     out.kind == MZ_REPEATS ? "" : " (not minimized)");
         }
     }
+    for (size_t q = 0; q < nadd; q++)
+        pool_add(pl, b->in, &adds[q]);
+    free(adds);
     free(all);
     free(chosen);
     free(bk);
     return rc;
 }
 
-/* --campaign: file the recorded mismatches of an evaluated batch by the
- * definition's policy: the first mismatch of each class in a tile when the
+/* --campaign: file the recorded mismatches of a checked batch (list: the
+ * first of each class in each tile, in tile order) by the definition's policy: the first mismatch of each class in a tile when the
  * tile is sampled (cp_tile_sampled: a function of the tile alone), and the
  * first one of a class the shard has no finding of yet.  Nothing is added
  * to the mutation pool (it stays the frozen one).  newhex[c] receives the
  * hash of a finding of class c filed here.  *stopped: a stop request came
  * (the batch is then not counted, and runs again on resume). */
-static run_err handle_campaign(const run_opts *o, run_instr *ri, batch *b, store *st, rs_stats *rs, mf_device *dev,
-                               char newhex[CP_NCLASS][33], int *stopped)
+static run_err handle_campaign(const run_opts *o, run_instr *ri, batch *b, const rec *list, size_t nlist, store *st,
+                               rs_stats *rs, mf_device *dev, char newhex[CP_NCLASS][33], int *stopped)
 {
     rs_instr *ps = &rs->per[b->slot];
     run_instr *r = &ri[b->slot];
@@ -387,12 +447,12 @@ static run_err handle_campaign(const run_opts *o, run_instr *ri, batch *b, store
     for (int c = 0; c < CP_NCLASS; c++)
         newhex[c][0] = 0;
     *stopped = 0;
-    for (size_t t = 0; t < b->ntiles; t++) {
-        if (!b->trec_n[t])
-            continue;
-        int sampled = cp_tile_sampled(o->def, b->in->name, tile_of(b, t));
-        for (int q = 0; q < b->trec_n[t]; q++) {
-            const rec *rc = &b->trecs[t * CP_TILE_RECS + (size_t)q];
+    int sampled = 0;
+    for (size_t q = 0; q < nlist; q++) {
+        const rec *rc = &list[q];
+        if (q == 0 || rc->tile != list[q - 1].tile)
+            sampled = cp_tile_sampled(o->def, b->in->name, rc->tile);
+        {
             int wanted = !cs->cls_hex[rc->cls][0] && !newhex[rc->cls][0] && !tried[rc->cls];
             if (!sampled && !wanted)
                 continue;
@@ -410,10 +470,10 @@ static run_err handle_campaign(const run_opts *o, run_instr *ri, batch *b, store
                 r->z.stop = &g_stop;
             }
             mf_case orig;
-            mf_tile_get_case(b->in, b->m, b->n, b->k, b->A, b->B, b->C, b->SA, b->SB, t, rc->i, rc->j, &orig);
+            gen_kind gk = batch_case(b, rc->tile, rc->i, rc->j, &orig);
             mm_origin origin = {o->device, o->seed, (long long)(rc->tile * (unsigned long long)(b->m * b->n)) +
                                                         rc->i * b->n + rc->j,
-                                (long long)rc->tile, rc->i, rc->j, b->m, b->n, gen_name((gen_kind)b->gen[t])};
+                                (long long)rc->tile, rc->i, rc->j, b->m, b->n, gen_name(gk)};
             mm_outcome out;
             char err[700];
             double t_handle = rs_now();
@@ -512,12 +572,53 @@ static run_err select_campaign(const run_opts *o, mf_device *dev, run_instr **ou
     return RUN_OK;
 }
 
+/* --verify: gpu when asked, or by default on a CUDA device whose build has
+ * the device-code model and that can verify every instruction; else host. */
+static run_err choose_verify(const run_opts *o, mf_device *dev, const run_instr *ri, int ni)
+{
+    run_opts *w = (run_opts *)o;  /* the decision is part of the options from here on */
+    const mf_device_info *di = mf_device_get_info(dev);
+    int want_gpu = o->verify && !strcmp(o->verify, "gpu"), want_host = o->verify && !strcmp(o->verify, "host");
+    w->verify_gpu = 0;
+    if (want_host)
+        return RUN_OK;
+    if (want_gpu && di->backend != MF_BACKEND_CUDA) {
+        fprintf(stderr, "mmafuzz run: --verify gpu needs a CUDA device (--device cuda[:N|:all|:N,M]); %s checks its "
+                        "cases on the host (--verify host)\n", o->device);
+        return RUN_ERR_USAGE;
+    }
+    for (int i = 0; i < ni; i++) {
+        const char *why = NULL;
+        if (!mf_device_can_verify(dev, ri[i].in, NULL, ri[i].model, &why)) {
+            if (want_gpu) {
+                fprintf(stderr, "mmafuzz run: --verify gpu: %s: %s (--verify host checks it)\n", ri[i].in->name,
+                        why ? why : "not verifiable on this device");
+                return RUN_ERR_USAGE;
+            }
+            return RUN_OK;  /* the default: host for all when one cannot (one pipeline per run) */
+        }
+    }
+    w->verify_gpu = di->backend == MF_BACKEND_CUDA;
+    return RUN_OK;
+}
+
+static run_err select_instrs(const run_opts *o, mf_device *dev, run_instr **out, int *nout);
+
 run_err run_select(const run_opts *o, mf_device *dev, run_instr **out, int *nout)
+{
+    run_err rc = o->campaign ? select_campaign(o, dev, out, nout) : select_instrs(o, dev, out, nout);
+    if (rc == RUN_OK && (rc = choose_verify(o, dev, *out, *nout)) != RUN_OK) {
+        free(*out);
+        *out = NULL;
+        *nout = 0;
+    }
+    return rc;
+}
+
+static run_err select_instrs(const run_opts *o, mf_device *dev, run_instr **out, int *nout)
 {
     *out = NULL;
     *nout = 0;
-    if (o->campaign)
-        return select_campaign(o, dev, out, nout);
     if (instr_select_check("run", "--instr ", o->pat, o->npat))
         return RUN_ERR_USAGE;
     run_instr *ri = calloc(mf_instr_count, sizeof *ri);
@@ -606,10 +707,351 @@ static run_err save_state(const run_opts *o, const run_instr *ri, int ni, char *
 
 /* ------------------------------------------------------------ the loop */
 
+/* What the loop's steps share. */
+typedef struct loop_ctx {
+    const run_opts *o;
+    mf_device *dev;
+    run_instr *ri;
+    int ni;
+    store *st;
+    rf_buckets *bs;           /* NULL under --campaign */
+    pool *pl;
+    rs_stats *rs;
+    workers *wp;
+    FILE **dump;              /* --dump-disagreements DIR: one file per instruction (ri order), or NULL */
+    run_err status;
+    const char *why;          /* why the loop ended */
+    int stopped;              /* a stop request came while filing: the batch was not counted */
+    int dev_fail;             /* device errors in a row */
+    double t_start, last_save, ckpt_s;
+    long long rechecked;      /* --verify gpu: tiles checked again on the host (a hit buffer overflowed) */
+    int gpu_limit_shown;
+} loop_ctx;
+
+static void loop_fail(loop_ctx *L, run_err e)
+{
+    if (L->status != RUN_OK)
+        return;
+    L->status = e;
+    L->why = e == RUN_ERR_STORE ? "store error" : e == RUN_ERR_DEVICE ? "device error" : "out of memory";
+}
+
+/* A device call failed: counted; a campaign shard stops (its tiles are done in
+ * order: resume runs the batch again), a plain run after three in a row. */
+static void loop_device_error(loop_ctx *L, int slot, const char *msg)
+{
+    fprintf(stderr, "%smmafuzz run: device error: %s\n", L->rs->tty ? "\n" : "", msg);
+    L->rs->per[slot].dev_errors++;
+    if (L->o->campaign) {
+        loop_fail(L, RUN_ERR_DEVICE);
+    } else if (++L->dev_fail >= 3) {
+        fprintf(stderr, "mmafuzz run: three device errors in a row; stopping\n");
+        loop_fail(L, RUN_ERR_DEVICE);
+        L->why = "device errors";
+    }
+}
+
+static void dump_line(loop_ctx *L, int slot, unsigned long long tile, int i, int j, uint64_t d, uint64_t mv)
+{
+    int w = mf_format_get(L->ri[slot].in->fd)->hex_width;
+    if (fprintf(L->dump[slot], "%llu %d %d %0*llx %0*llx\n", tile, i, j, w, (unsigned long long)d, w,
+                (unsigned long long)mv) < 0 && L->status == RUN_OK) {
+        fprintf(stderr, "mmafuzz run: %s: write failed (%s)\n", L->o->dump, strerror(errno));
+        loop_fail(L, RUN_ERR_STORE);
+    }
+}
+
+/* --dump-disagreements, host path: every disagreement of the batch, in tile order. */
+static void dump_host_batch(loop_ctx *L, batch *b)
+{
+    if (!L->dump)
+        return;
+    for (size_t c = 0; c < b->nchunks; c++) {
+        for (size_t q = 0; q < b->ndump[c]; q++) {
+            const rec *r = &b->dumpv[c][q];
+            dump_line(L, b->slot, r->tile, r->i, r->j, r->dev, r->model);
+        }
+        b->ndump[c] = 0;
+    }
+}
+
+/* Count a checked batch and file its disagreements, the same way whichever
+ * path checked it: list holds the first disagreement of each class in each
+ * tile, in tile order (--campaign); a plain run files from b->recs. */
+static void account_batch(loop_ctx *L, batch *b, const rec *list, size_t nlist, const long long ncls[CP_NCLASS],
+                          long long mis, double model_s)
+{
+    const run_opts *o = L->o;
+    rs_instr *ps = &L->rs->per[b->slot];
+    run_instr *r = &L->ri[b->slot];
+    long long cases = (long long)b->ntiles * b->m * b->n;
+    L->stopped = 0;
+    if (o->campaign) {
+        /* file first, then count: the batch's tiles, cases and disagreements
+         * enter the shard state together, after the findings */
+        char newhex[CP_NCLASS][33];
+        run_err he = handle_campaign(o, L->ri, b, list, nlist, L->st, L->rs, L->dev, newhex, &L->stopped);
+        if (he != RUN_OK) {
+            loop_fail(L, he);
+            return;
+        }
+        if (L->stopped)
+            return;
+        cp_istate *cs = &o->cstate->in[r->cp];
+        for (int k = 0; k < CP_NCLASS; k++) {
+            cs->cls[k] += ncls[k];
+            if (newhex[k][0] && !cs->cls_hex[k][0]) {
+                _Static_assert(sizeof cs->cls_hex[k] == sizeof newhex[k], "one hash size");
+                memcpy(cs->cls_hex[k], newhex[k], sizeof cs->cls_hex[k]);
+            }
+        }
+        ps->model_s += model_s;
+        ps->cases += cases;
+        ps->tiles += (long long)b->ntiles;
+        ps->mismatches += mis;
+        cs->cases += cases;
+        cs->mismatches += mis;
+        cs->done = r->done_tile = b->first_tile + b->ntiles;
+    } else {
+        ps->cases += cases;
+        ps->model_s += model_s;
+        ps->tiles += (long long)b->ntiles;
+        r->done_tile = b->first_tile + b->ntiles;
+        run_err he = handle_mismatches(o, L->ri, b, L->st, L->bs, L->pl, L->rs, L->dev);  /* counts b->nmis */
+        if (he != RUN_OK)
+            loop_fail(L, he);
+    }
+}
+
+/* A batch checked on the host (its chunks evaluated by the workers). */
+static void account_host_batch(loop_ctx *L, batch *b)
+{
+    size_t nlist = 0;
+    long long ncls[CP_NCLASS] = {0}, mis = 0;
+    double model_s = 0;
+    for (size_t c = 0; c < b->nchunks; c++) {
+        model_s += b->chunk_s[c];
+        mis += b->nmis[c];
+        for (int k = 0; b->camp && k < CP_NCLASS; k++)
+            ncls[k] += b->ncls[c * CP_NCLASS + (size_t)k];
+    }
+    if (b->camp)  /* the first of each class in each tile, in tile order (compacted in place) */
+        for (size_t t = 0; t < b->ntiles; t++)
+            for (int q = 0; q < b->trec_n[t]; q++)
+                b->trecs[nlist++] = b->trecs[t * CP_TILE_RECS + (size_t)q];
+    dump_host_batch(L, b);
+    account_batch(L, b, b->trecs, nlist, ncls, mis, model_s);
+}
+
+/* The findings' index (and bucket counts), then the state: every ckpt_s. */
+static void checkpoint(loop_ctx *L)
+{
+    if (L->status != RUN_OK || rs_now() - L->last_save < L->ckpt_s)
+        return;
+    char err[700];
+    if (st_flush(L->st, err, sizeof err) || (L->bs && rf_buckets_flush(L->bs, err, sizeof err))) {
+        fprintf(stderr, "mmafuzz run: %s\n", err);
+        loop_fail(L, RUN_ERR_STORE);
+    } else {
+        run_err se = save_state(L->o, L->ri, L->ni, err, sizeof err);
+        if (se != RUN_OK) {
+            fprintf(stderr, "mmafuzz run: %s\n", err);
+            loop_fail(L, se);
+        }
+    }
+    L->last_save = rs_now();
+}
+
+/* Point batch b at tiles [first, first + nt) of instruction r. */
+static void batch_plan(loop_ctx *L, batch *b, run_instr *r, unsigned long long first, size_t nt,
+                       const pool_entry **view, size_t nview)
+{
+    const run_opts *o = L->o;
+    b->slot = (int)(r - L->ri);
+    b->in = r->in;
+    b->model = r->model;
+    b->m = r->m;
+    b->n = r->n;
+    b->k = r->k;
+    b->ntiles = nt;
+    b->nchunks = nt < CHUNKS ? nt : CHUNKS;
+    b->first_tile = first;
+    b->tile_base = o->campaign ? (unsigned long long)o->shard_i : 0;
+    b->tile_stride = o->campaign ? (unsigned long long)o->shard_n : 1;
+    b->sparse = 0;
+    b->cached = 0;
+    b->g = (gen_ctx){r->in, r->m, r->n, r->k, o->seed, o->mix, view, nview, b->A, b->B, b->C, b->SA, b->SB};
+}
+
+/* Check tiles [first, first + nt) of r on the host path, one buffer-full at
+ * a time (no pipelining): --verify gpu uses it when a call found more
+ * disagreements than its hit buffer holds, so that none is lost. */
+static void host_check_range(loop_ctx *L, batch *b, run_instr *r, unsigned long long first, size_t nt,
+                             const pool_entry **view, size_t nview)
+{
+    for (size_t lo = 0; lo < nt && L->status == RUN_OK && !g_stop; ) {
+        size_t cnt = nt - lo < r->tiles_per_batch ? nt - lo : r->tiles_per_batch;
+        batch_plan(L, b, r, first + lo, cnt, view, nview);
+        job gen = {NULL, b, 0, 0};
+        workers_start(L->wp, job_fn, &gen);
+        workers_wait(L->wp);
+        char derr[600];
+        double t_dev = rs_now();
+        int rc = g_stop ? 0 : mf_device_run_tiles(L->dev, b->in, NULL, cnt, b->A, b->B, b->C, NULL, NULL, b->D, derr,
+                                                  sizeof derr);
+        L->rs->per[b->slot].device_s += rs_now() - t_dev;
+        if (rc) {
+            loop_device_error(L, b->slot, derr);
+            return;
+        }
+        job ev = {b, NULL, 0, 0};
+        workers_start(L->wp, job_fn, &ev);
+        workers_wait(L->wp);
+        if (g_stop)
+            return;
+        account_host_batch(L, b);
+        if (L->stopped)
+            return;
+        L->rechecked += (long long)cnt;
+        lo += cnt;
+    }
+}
+
+#define GPU_RECS 4096  /* --verify gpu, plain run: disagreements of a call recorded for buckets and filing */
+
+/* --verify gpu: tiles [first, first + nt) of r generated, run, evaluated and
+ * compared on the device; the disagreements come back sorted by (tile, i, j)
+ * and are counted and filed like a host batch's.  gb: a batch whose arrays
+ * hold the one tile generated again on the host when a case is asked for;
+ * hb: a batch for the host path when the hit buffer overflowed. */
+static void gpu_batch(loop_ctx *L, run_instr *r, unsigned long long first, size_t nt, batch *gb, batch *hb,
+                      mf_verify_hit *hits, rec *list, const pool_entry **view)
+{
+    const run_opts *o = L->o;
+    rs_instr *ps = &L->rs->per[r - L->ri];
+    size_t nview = pool_view(L->pl, r->in, view, VIEW_CAP);
+    mf_verify_req rq;
+    memset(&rq, 0, sizeof rq);
+    rq.in = r->in;
+    rq.model = r->model;
+    rq.tile_base = o->campaign ? (uint64_t)o->shard_i : 0;
+    rq.tile_stride = o->campaign ? (uint64_t)o->shard_n : 1;
+    rq.first = first;
+    rq.ntiles = nt;
+    rq.seed = o->seed;
+    rq.mix = o->mix;
+    rq.view = view;
+    rq.nview = nview;
+    rq.view_version = L->pl->version;
+    rq.hits = hits;
+    rq.hits_cap = (size_t)o->hits;
+    mf_verify_res res;
+    char derr[800];
+    double t0 = rs_now();
+    int rc = mf_device_verify_tiles(L->dev, &rq, &res, derr, sizeof derr);
+    ps->device_s += rs_now() - t0;
+    if (rc) {
+        loop_device_error(L, (int)(r - L->ri), derr);
+        return;
+    }
+    L->dev_fail = 0;
+    for (int g = 0; g < res.ngpu && g < RS_MAX_GPUS; g++)
+        L->rs->gpu_cases[g] += (long long)res.gpu_cases[g];
+    /* the batch size follows the disagreement rate: a call should keep all of them */
+    unsigned long long per = (unsigned long long)r->m * (unsigned long long)r->n;
+    if (res.mismatches > rq.hits_cap / 4 && r->gpu_tiles > 1)
+        r->gpu_tiles = res.overflow ? (r->gpu_tiles + 3) / 4 : (r->gpu_tiles + 1) / 2;
+    else if (res.mismatches < rq.hits_cap / 16 && r->gpu_tiles * per < ((unsigned long long)1 << 28))
+        r->gpu_tiles *= 2;
+    if (res.overflow) {
+        host_check_range(L, hb, r, first, nt, view, nview);
+        return;
+    }
+    batch_plan(L, gb, r, first, nt, view, nview);
+    gb->sparse = 1;
+    gb->nchunks = 1;
+    long long ncls[CP_NCLASS] = {0};
+    size_t nlist = 0, nrec = 0, tile_from = 0;
+    for (size_t q = 0; q < res.nhits; q++) {
+        const mf_verify_hit *h = &hits[q];
+        if (L->dump)
+            dump_line(L, (int)(r - L->ri), h->tile, (int)h->i, (int)h->j, h->dev, h->model);
+        if (o->campaign) {
+            int cls = cp_class_index(rv_signature(r->in->fd, h->dev, h->model));
+            if (cls < 0)
+                cls = CP_NCLASS - 1;
+            ncls[cls]++;
+            if (q == 0 || h->tile != hits[q - 1].tile)
+                tile_from = nlist;
+            int known = 0;
+            for (size_t p = tile_from; p < nlist; p++)
+                known |= list[p].cls == cls;
+            if (!known && nlist - tile_from < CP_TILE_RECS)
+                list[nlist++] = (rec){h->tile, (int)h->i, (int)h->j, h->dev, h->model, cls};
+        } else if (nrec < GPU_RECS) {
+            gb->recs[nrec++] = (rec){h->tile, (int)h->i, (int)h->j, h->dev, h->model, 0};
+        }
+    }
+    gb->nrec[0] = (int)nrec;
+    gb->nmis[0] = (long long)res.mismatches;
+    account_batch(L, gb, list, nlist, ncls, (long long)res.mismatches, res.gpu_s);
+}
+
+/* --verify gpu: one device call per batch, instructions in turn. */
+static void gpu_loop(loop_ctx *L, batch *gb, batch *hb, const pool_entry **view)
+{
+    const run_opts *o = L->o;
+    mf_verify_hit *hits = malloc((size_t)o->hits * sizeof *hits);
+    rec *list = malloc((size_t)o->hits * sizeof *list);
+    if (!hits || !list) {
+        fprintf(stderr, "mmafuzz run: out of memory for %lld hits (--hits)\n", o->hits);
+        loop_fail(L, RUN_ERR_NOMEM);
+    }
+    for (int i = 0; i < L->ni; i++) {
+        unsigned long long per = (unsigned long long)L->ri[i].m * (unsigned long long)L->ri[i].n;
+        L->ri[i].gpu_tiles = ((unsigned long long)1 << 24) / per ? ((unsigned long long)1 << 24) / per : 1;
+    }
+    int rot = 0;
+    while (L->status == RUN_OK) {
+        if (g_stop) {
+            L->why = "interrupted";
+            break;
+        }
+        if (o->max_time && rs_now() - L->t_start >= (double)o->max_time) {
+            L->why = "time limit";
+            break;
+        }
+        run_instr *r = NULL;
+        for (int tries = 0; tries < L->ni && !r; tries++)
+            if (L->ri[(rot + tries) % L->ni].quota != 0)
+                r = &L->ri[(rot + tries) % L->ni];
+        if (!r)
+            break;
+        rot = (int)(r - L->ri + 1) % L->ni;
+        long long per = (long long)r->m * r->n;
+        size_t nt = (size_t)r->gpu_tiles;
+        if (r->quota > 0 && (long long)nt * per > r->quota)
+            nt = (size_t)((r->quota + per - 1) / per);
+        unsigned long long first = r->next_tile;
+        r->next_tile += nt;
+        if (r->quota > 0)
+            r->quota = r->quota > (long long)nt * per ? r->quota - (long long)nt * per : 0;
+        gpu_batch(L, r, first, nt, gb, hb, hits, list, view);
+        if (L->stopped || g_stop) {
+            L->why = "interrupted";
+            break;
+        }
+        checkpoint(L);
+        rs_report(L->rs, o->report_period, 0);
+    }
+    free(hits);
+    free(list);
+}
+
+
 run_err run_loop(const run_opts *o, mf_device *dev, run_instr *ri, int ni, long long *mismatches)
 {
     char err[700];
-    run_err status = RUN_OK;
     /* a stop request from here on ends the run through the loop, which writes the state */
     struct sigaction sa;
     memset(&sa, 0, sizeof sa);
@@ -737,36 +1179,83 @@ run_err run_loop(const run_opts *o, mf_device *dev, run_instr *ri, int ni, long 
     int nw = workers_count(wp);
 
     const mf_device_info *di = mf_device_get_info(dev);
-    fprintf(stderr, "mmafuzz run: seed %llu, device %s (%s), %d instruction%s, %d model threads%s%s, mix %s, out %s\n",
-            o->seed, di->name, di->arch, ni, ni == 1 ? "" : "s", nw, o->model ? ", model " : "", o->model ? o->model : "",
+    char threads[160];
+    if (o->verify_gpu)
+        snprintf(threads, sizeof threads, "cases generated, run and checked on %d GPU%s (--verify gpu), %d host threads",
+                 mf_device_gpu_count(dev), mf_device_gpu_count(dev) == 1 ? "" : "s", nw);
+    else
+        snprintf(threads, sizeof threads, "%d model threads", nw);
+    fprintf(stderr, "mmafuzz run: seed %llu, device %s (%s), %d instruction%s, %s%s%s, mix %s, out %s\n", o->seed,
+            di->name, di->arch, ni, ni == 1 ? "" : "s", threads, o->model ? ", model " : "", o->model ? o->model : "",
             o->mix_text, o->out);
+    rs.verify_gpu = o->verify_gpu;
+    rs.ngpu = mf_device_gpu_count(dev) < RS_MAX_GPUS ? mf_device_gpu_count(dev) : RS_MAX_GPUS;
+    for (int g = 0; g < rs.ngpu; g++)
+        snprintf(rs.gpu_uuids[g], sizeof rs.gpu_uuids[g], "%s", mf_device_gpu_uuid(dev, g));
 
 
-    double t_start = rs_now(), last_save = t_start;
+    loop_ctx L;
+    memset(&L, 0, sizeof L);
+    L.o = o;
+    L.dev = dev;
+    L.ri = ri;
+    L.ni = ni;
+    L.st = &st;
+    L.bs = bs;
+    L.pl = &pl;
+    L.rs = &rs;
+    L.wp = wp;
+    L.why = "runs done";
+    L.t_start = L.last_save = rs_now();
     /* a shard's state is written every 10 s, the longest interval a campaign allows (each checkpoint first flushes
      * the findings written since the last one; at 2 s this cost 10% of the H100's rate with 200 findings/s, at
      * 10 s 3%), and at the end; MMAFUZZ_CHECKPOINT_S overrides it (0 to 10: kill tests write it after every batch).
      * A plain run writes its index and state every 2 s. */
-    double ckpt_s = o->campaign ? 10.0 : 2.0;
+    L.ckpt_s = o->campaign ? 10.0 : 2.0;
     if (o->campaign && getenv("MMAFUZZ_CHECKPOINT_S")) {
-        ckpt_s = strtod(getenv("MMAFUZZ_CHECKPOINT_S"), NULL);
-        if (!(ckpt_s >= 0 && ckpt_s <= 10))
-            ckpt_s = 10.0;
+        L.ckpt_s = strtod(getenv("MMAFUZZ_CHECKPOINT_S"), NULL);
+        if (!(L.ckpt_s >= 0 && L.ckpt_s <= 10))
+            L.ckpt_s = 10.0;
     }
     if (o->no_sync)
-        ckpt_s = 1e30;  /* no checkpoints: state and index at the end only */
+        L.ckpt_s = 1e30;  /* no checkpoints: state and index at the end only */
+    if (o->dump && (L.dump = calloc((size_t)ni, sizeof *L.dump)) == NULL)
+        loop_fail(&L, RUN_ERR_NOMEM);
+    for (int i = 0; o->dump && L.dump && i < ni && L.status == RUN_OK; i++) {
+        /* DIR/ARCH__QUALIFIER.tsv, appended: a shard's or a resumed run's tiles follow in order */
+        char path[1400];
+        if (fs_mkdir_p(o->dump)) {
+            fprintf(stderr, "mmafuzz run: --dump-disagreements %s: cannot create the folder (%s)\n", o->dump,
+                    strerror(errno));
+            L.status = RUN_ERR_STORE;
+            break;
+        }
+        int len = snprintf(path, sizeof path, "%s/%s.tsv", o->dump, ri[i].in->name);
+        for (int c = (int)strlen(o->dump) + 1; c < len; c++)
+            if (path[c] == '/')
+                path[c] = '_';
+        if (!(L.dump[i] = fopen(path, "a"))) {
+            fprintf(stderr, "mmafuzz run: %s: cannot open (%s)\n", path, strerror(errno));
+            L.status = RUN_ERR_STORE;
+        }
+    }
+    for (int q = 0; q < 3 && L.dump; q++)
+        if (!(bufs[q].dumpv = calloc(CHUNKS, sizeof *bufs[q].dumpv)) || !(bufs[q].ndump = calloc(CHUNKS, sizeof(size_t))) ||
+            !(bufs[q].capdump = calloc(CHUNKS, sizeof(size_t))))
+            loop_fail(&L, RUN_ERR_NOMEM);
+
+    if (o->verify_gpu && L.status == RUN_OK)
+        gpu_loop(&L, &bufs[0], &bufs[1], view);
     int rot = 0;               /* round-robin position */
     batch *ready = NULL;       /* generated, not yet run */
     batch *ran = NULL;         /* run, not yet evaluated */
     int nextbuf = 0;
-    const char *why = "runs done";
-    int dev_fail = 0;
-    for (;;) {
-        int stopping = g_stop || (o->max_time && rs_now() - t_start >= (double)o->max_time) || status;
+    for (; !o->verify_gpu;) {
+        int stopping = g_stop || (o->max_time && rs_now() - L.t_start >= (double)o->max_time) || L.status;
         if (g_stop)
-            why = "interrupted";
-        else if (o->max_time && rs_now() - t_start >= (double)o->max_time)
-            why = "time limit";
+            L.why = "interrupted";
+        else if (o->max_time && rs_now() - L.t_start >= (double)o->max_time)
+            L.why = "time limit";
         if (stopping)
             ready = NULL;  /* a generated batch not yet run is dropped; its tiles are generated again on resume */
         /* plan the next batch to generate */
@@ -782,23 +1271,11 @@ run_err run_loop(const run_opts *o, mf_device *dev, run_instr *ri, int ni, long 
                     nt = (size_t)((r->quota + (long long)per - 1) / (long long)per);
                 gen = &bufs[nextbuf];
                 nextbuf = (nextbuf + 1) % 3;
-                gen->slot = (int)(r - ri);
-                gen->in = r->in;
-                gen->model = r->model;
-                gen->m = r->m;
-                gen->n = r->n;
-                gen->k = r->k;
-                gen->ntiles = nt;
-                gen->nchunks = nt < CHUNKS ? nt : CHUNKS;
-                gen->first_tile = r->next_tile;
-                gen->tile_base = o->campaign ? (unsigned long long)o->shard_i : 0;
-                gen->tile_stride = o->campaign ? (unsigned long long)o->shard_n : 1;
+                const pool_entry **v = view + (size_t)(gen - bufs) * VIEW_CAP;
+                batch_plan(&L, gen, r, r->next_tile, nt, v, pool_view(&pl, r->in, v, VIEW_CAP));
                 r->next_tile += nt;
                 if (r->quota > 0)
                     r->quota = r->quota > (long long)(nt * per) ? r->quota - (long long)(nt * per) : 0;
-                const pool_entry **v = view + (size_t)(gen - bufs) * VIEW_CAP;
-                gen->g = (gen_ctx){r->in, r->m, r->n, r->k, o->seed, o->mix, v, pool_view(&pl, r->in, v, VIEW_CAP),
-                                   gen->A, gen->B, gen->C, gen->SA, gen->SB};
                 rot = (int)(r - ri + 1) % ni;
                 break;
             }
@@ -815,18 +1292,9 @@ run_err run_loop(const run_opts *o, mf_device *dev, run_instr *ri, int ni, long 
                                          ready->in->n_scales ? ready->SA : NULL, ready->in->n_scales ? ready->SB : NULL,
                                          ready->D, derr, sizeof derr);
             if (rc) {
-                fprintf(stderr, "%smmafuzz run: device error: %s\n", rs.tty ? "\n" : "", derr);
-                rs.per[ready->slot].dev_errors++;
-                if (o->campaign) {  /* a shard's tiles are done in order: stop, resume runs the batch again */
-                    status = RUN_ERR_DEVICE;
-                    why = "device error";
-                } else if (++dev_fail >= 3) {
-                    fprintf(stderr, "mmafuzz run: three device errors in a row; stopping\n");
-                    status = RUN_ERR_DEVICE;
-                    why = "device errors";
-                }
+                loop_device_error(&L, ready->slot, derr);
             } else {
-                dev_fail = 0;
+                L.dev_fail = 0;
                 run_ok = 1;
             }
             rs.per[ready->slot].device_s += rs_now() - t_dev;
@@ -836,90 +1304,28 @@ run_err run_loop(const run_opts *o, mf_device *dev, run_instr *ri, int ni, long 
             /* a stop request: the workers left their chunks unfinished, so the
              * batches in flight are dropped (their tiles are not counted as
              * done, and are generated again on resume) */
-            why = "interrupted";
+            L.why = "interrupted";
             ran = ready = NULL;
             continue;
         }
-        if (ran && o->campaign) {
-            /* file first, then count: the batch's tiles, cases and disagreements
-             * enter the shard state together, after the findings */
-            char newhex[CP_NCLASS][33];
-            int stopped = 0;
-            run_err he = handle_campaign(o, ri, ran, &st, &rs, dev, newhex, &stopped);
-            if (he != RUN_OK) {
-                status = he;
-                why = he == RUN_ERR_STORE ? "store error" : he == RUN_ERR_DEVICE ? "device error" : "out of memory";
-            } else if (!stopped) {
-                rs_instr *ps = &rs.per[ran->slot];
-                cp_istate *cs = &o->cstate->in[ri[ran->slot].cp];
-                long long cases = (long long)ran->ntiles * ran->m * ran->n, mis = 0;
-                for (size_t c = 0; c < ran->nchunks; c++) {
-                    ps->model_s += ran->chunk_s[c];
-                    mis += ran->nmis[c];
-                    for (int k = 0; k < CP_NCLASS; k++)
-                        cs->cls[k] += ran->ncls[c * CP_NCLASS + (size_t)k];
-                }
-                for (int k = 0; k < CP_NCLASS; k++)
-                    if (newhex[k][0] && !cs->cls_hex[k][0])
-                        snprintf(cs->cls_hex[k], sizeof cs->cls_hex[k], "%s", newhex[k]);
-                ps->cases += cases;
-                ps->tiles += (long long)ran->ntiles;
-                ps->mismatches += mis;
-                cs->cases += cases;
-                cs->mismatches += mis;
-                cs->done = ri[ran->slot].done_tile = ran->first_tile + ran->ntiles;
-            } else {
-                why = "interrupted";
+        if (ran) {
+            account_host_batch(&L, ran);
+            if (L.stopped) {
+                L.why = "interrupted";
                 ready = NULL;
             }
-            if (status == RUN_OK && rs_now() - last_save >= ckpt_s) {  /* findings' index, then the state */
-                if (st_flush(&st, err, sizeof err)) {
-                    fprintf(stderr, "mmafuzz run: %s\n", err);
-                    status = RUN_ERR_STORE;
-                    why = "store error";
-                }
-                run_err se = status == RUN_OK ? save_state(o, ri, ni, err, sizeof err) : RUN_OK;
-                if (se != RUN_OK) {
-                    fprintf(stderr, "mmafuzz run: %s\n", err);
-                    status = se;
-                    why = "store error";
-                }
-                last_save = rs_now();
-            }
-            rs_report(&rs, o->report_period, 0);
-        } else if (ran) {
-            rs_instr *ps = &rs.per[ran->slot];
-            ps->cases += (long long)ran->ntiles * ran->m * ran->n;
-            for (size_t c = 0; c < ran->nchunks; c++)
-                ps->model_s += ran->chunk_s[c];
-            ps->tiles += (long long)ran->ntiles;
-            ri[ran->slot].done_tile = ran->first_tile + ran->ntiles;
-            run_err he = handle_mismatches(o, ri, ran, &st, bs, &pl, &rs, dev);
-            if (he != RUN_OK) {
-                status = he;
-                why = he == RUN_ERR_STORE ? "store error" : he == RUN_ERR_DEVICE ? "device error" : "out of memory";
-            }
-            if (rs_now() - last_save >= ckpt_s) {  /* index and state: every ckpt_s and at the end */
-                if (st_flush(&st, err, sizeof err) || rf_buckets_flush(bs, err, sizeof err)) {
-                    fprintf(stderr, "mmafuzz run: %s\n", err);
-                    status = RUN_ERR_STORE;
-                    why = "store error";
-                }
-                run_err se = save_state(o, ri, ni, err, sizeof err);
-                if (se != RUN_OK) {
-                    fprintf(stderr, "mmafuzz run: %s\n", err);
-                    status = se;
-                    why = "store error";
-                }
-                last_save = rs_now();
-            }
+            checkpoint(&L);
             rs_report(&rs, o->report_period, 0);
         }
         ran = run_ok ? ready : NULL;
         ready = gen;
     }
+    run_err status = L.status;
     rs_report(&rs, o->report_period, 1);
-    rs_summary(&rs, stdout, why);
+    rs_summary(&rs, stdout, L.why);
+    if (L.rechecked)
+        printf("--verify gpu: %lld tiles checked again on the host (a call's disagreements exceeded --hits %lld)\n",
+               L.rechecked, o->hits);
     if (bs)
         printf("buckets: %lld seen, %lld new; %lld disagreements counted without a file\n", rf_buckets_seen(bs),
                rf_buckets_new(bs), rf_buckets_counted_only(bs));
@@ -934,6 +1340,13 @@ run_err run_loop(const run_opts *o, mf_device *dev, run_instr *ri, int ni, long 
         if (status == RUN_OK)
             status = se;
     }
+    for (int i = 0; L.dump && i < ni; i++)
+        if (L.dump[i] && fclose(L.dump[i]) != 0) {
+            fprintf(stderr, "mmafuzz run: %s: write failed (%s)\n", o->dump, strerror(errno));
+            if (status == RUN_OK)
+                status = RUN_ERR_STORE;
+        }
+    free(L.dump);
     *mismatches = rs_total(&rs, RS_MISMATCHES);
     if (rs_close(&rs) && status == RUN_OK)
         status = RUN_ERR_STORE;  /* stats.jsonl could not be written (message printed) */

@@ -22,6 +22,7 @@ typedef struct run_instr {
     const mf_instr *model;         /* the row the model evaluates (in, unless --model) */
     int m, n, k;
     size_t tiles_per_batch;
+    unsigned long long gpu_tiles;  /* --verify gpu: tiles per device call (follows the disagreement rate) */
     unsigned long long next_tile;  /* next tile to generate */
     unsigned long long done_tile;  /* tiles evaluated */
     long long quota;               /* cases left this invocation; -1: no limit */

@@ -150,6 +150,13 @@ int run_opts_parse(int argc, char **argv, run_opts *o)
     o->resume = CLI_V(a, run, resume).s;
     o->verbose = CLI_V(a, run, verbose).given > 0;
     o->no_sync = CLI_V(a, run, no_sync).given > 0;
+    o->verify = CLI_V(a, run, verify).given ? CLI_V(a, run, verify).s : NULL;
+    if (o->verify && strcmp(o->verify, "gpu") && strcmp(o->verify, "host")) {
+        fprintf(stderr, "mmafuzz run: --verify %s: expected gpu or host\n", o->verify);
+        return -1;
+    }
+    o->hits = CLI_V(a, run, hits).i;
+    o->dump = CLI_V(a, run, dump).given ? CLI_V(a, run, dump).s : NULL;
     fs_set_sync(!o->no_sync);
     if (o->no_sync)
         fprintf(stderr, "mmafuzz run: --no-sync: no fsync and no checkpoints (a crash loses this run's work)\n");

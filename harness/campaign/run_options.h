@@ -49,6 +49,10 @@ typedef struct run_opts {
     double report_period;
     int verbose;              /* -v: a line per new file and per skipped instruction */
     int no_sync;              /* --no-sync: no fsync (fs_set_sync) and no checkpoints */
+    const char *verify;       /* --verify: "gpu", "host", or NULL (the default: run_select decides) */
+    int verify_gpu;           /* set by run_select: 1 when every instruction is verified on the GPU */
+    long long hits;           /* --hits */
+    const char *dump;         /* --dump-disagreements FILE, or NULL */
     /* run --campaign DIR -shard I/N: the definition, the shard and its state */
     const char *campaign;     /* DIR, or NULL */
     int shard_i, shard_n;

@@ -22,6 +22,7 @@ void pool_free(pool *p)
 
 void pool_add(pool *p, const mf_instr *in, const mf_case *cs)
 {
+    p->version++;
     size_t slot;
     if (p->n < p->cap) {
         slot = p->n++;

@@ -18,6 +18,7 @@ typedef gen_saved_case pool_entry;
 typedef struct pool {
     pool_entry *e;
     size_t n, cap, next;  /* next: slot replaced when full */
+    unsigned long long version;  /* counts the changes (a device's copy of a view is current while it is the same) */
 } pool;
 
 /* @return 0, or -1 when out of memory. */

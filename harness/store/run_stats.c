@@ -78,10 +78,15 @@ static void json_line(rs_stats *s, double now)
             "{\"unix_time\":%lld,\"elapsed_s\":%.3f,\"device\":\"%s\",\"seed\":%llu,\"cases\":%lld,\"tiles\":%lld,"
             "\"dot_products_per_s\":%.0f,\"mismatches_total\":%lld,\"mismatches_unique\":%lld,\"new_files\":%lld,"
             "\"nondeterministic\":%lld,\"run_id\":\"%s\",\"shard\":\"%s\",\"host\":\"%s\",\"gpu\":\"%s\","
-            "\"gpu_uuid\":\"%s\",\"gpu_pci_bus_id\":\"%s\",\"instr\":{",
+            "\"gpu_uuid\":\"%s\",\"gpu_pci_bus_id\":\"%s\",",
             (long long)wall, el, s->device, s->seed, cases, rs_total(s, RS_TILES), el > 0 ? (double)cases / el : 0.0,
             rs_total(s, RS_MISMATCHES), rs_total(s, RS_UNIQUE), rs_total(s, RS_NEW), rs_total(s, RS_NONDET),
             s->run_id ? s->run_id : "", s->shard, s->host, s->gpu, s->gpu_uuid, s->gpu_pci);
+    /* the GPUs of the device and the cases each generated and checked (--verify gpu) */
+    fprintf(s->json, "\"verify\":\"%s\",\"gpus\":[", s->verify_gpu ? "gpu" : "host");
+    for (int g = 0; g < s->ngpu; g++)
+        fprintf(s->json, "%s{\"uuid\":\"%s\",\"cases\":%lld}", g ? "," : "", s->gpu_uuids[g], s->gpu_cases[g]);
+    fprintf(s->json, "],\"instr\":{");
     for (int i = 0; i < s->n; i++) {
         const rs_instr *p = &s->per[i];
         fprintf(s->json,
@@ -193,9 +198,17 @@ void rs_summary(rs_stats *s, FILE *f, const char *why)
     if (s->tty)
         fprintf(stderr, "\n");
     /* M/s/thr: cases per second of one model thread (generation and model
-     * evaluation); dev s: seconds in device calls; min s, max s: mean and
-     * largest time to handle a mismatch (re-runs, minimization, file) */
-    fprintf(f, "%-64s %12s %8s %7s %10s %8s %6s %5s %7s %7s\n", "instruction", "cases", "M/s/thr", "dev s",
+     * evaluation); --verify gpu: of the GPUs (generation, instruction, model
+     * and comparison, per second of device time); dev s: seconds in device
+     * calls; min s, max s: mean and largest time to handle a mismatch
+     * (re-runs, minimization, file) */
+    char how[96];
+    if (s->verify_gpu)
+        snprintf(how, sizeof how, "verified on %d GPU%s, %d host threads", s->ngpu, s->ngpu == 1 ? "" : "s", s->jobs);
+    else
+        snprintf(how, sizeof how, "%d model threads", s->jobs);
+    fprintf(f, "%-64s %12s %8s %7s %10s %8s %6s %5s %7s %7s\n", "instruction", "cases",
+            s->verify_gpu ? "M/s/GPU" : "M/s/thr", "dev s",
             "mismatches", "minimzd", "unique", "new", "min s", "max s");
     for (int i = 0; i < s->n; i++) {
         const rs_instr *p = &s->per[i];
@@ -205,9 +218,9 @@ void rs_summary(rs_stats *s, FILE *f, const char *why)
                 p->min_max_seconds, p->dev_errors ? "  (device errors)" : "");
     }
     fprintf(f,
-            "done (%s): %lld cases in %.2f s = %.3g dot products/s (%d model threads), %lld tiles; "
+            "done (%s): %lld cases in %.2f s = %.3g dot products/s (%s), %lld tiles; "
             "mismatches: %lld total, %lld unique, %lld new files, %lld non-deterministic\n",
-            why, cases, el, el > 0 ? (double)cases / el : 0.0, s->jobs, rs_total(s, RS_TILES), rs_total(s, RS_MISMATCHES),
+            why, cases, el, el > 0 ? (double)cases / el : 0.0, how, rs_total(s, RS_TILES), rs_total(s, RS_MISMATCHES),
             rs_total(s, RS_UNIQUE), rs_total(s, RS_NEW), rs_total(s, RS_NONDET));
 }
 

@@ -11,6 +11,8 @@
 
 #include <stdio.h>
 
+#define RS_MAX_GPUS 16
+
 /* Counters of one instruction. */
 typedef struct rs_instr {
     const mf_instr *in;
@@ -48,6 +50,10 @@ typedef struct rs_stats {
     char gpu[300];       /* the device: name, architecture, index and CUDA_VISIBLE_DEVICES; models say so */
     char gpu_uuid[48];   /* the physical GPU (mf_device_info.uuid: "GPU-...", "model", "" unknown) */
     char gpu_pci[24];    /* its PCI bus id (mf_device_info.pci_bus_id) */
+    int verify_gpu;      /* --verify gpu: the GPUs generated, evaluated and compared */
+    int ngpu;            /* GPUs of the device (cuda:LIST) and the cases each ran (--verify gpu) */
+    char gpu_uuids[RS_MAX_GPUS][48];
+    long long gpu_cases[RS_MAX_GPUS];
 } rs_stats;
 
 /* @return seconds on a monotonic clock. */

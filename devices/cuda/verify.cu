@@ -1,0 +1,367 @@
+/*
+ * verify.cu - verification on the GPU itself (verify.h, mf_device_verify_tiles).
+ *
+ * One chunk of a call (about 2^23 cases) is three kernels on one stream:
+ *   1. vgen_kernel: one thread per tile runs gen_tile, the case-generation
+ *      library's own code compiled for the device (model_device.cuh), into
+ *      the chunk's A, B, C arrays: the same bits the host would generate;
+ *   2. the instruction's wrapper kernel (kernels.cuh), as mf_device_run_tiles
+ *      launches it, writing D;
+ *   3. vcheck_kernel: one thread per case evaluates the model (mf_eval, the
+ *      model's C sources compiled for the device) and compares with D under
+ *      the instruction's NaN rule; a disagreement takes a slot of the hit
+ *      buffer by an atomic counter (all are counted, the first hits_cap kept).
+ * Two streams alternate chunks, so that one chunk's kernels fill the GPU
+ * while the other's finish.  A GPU takes the call's chunks in turn with the
+ * other GPUs of the call (VgpuShared.next), at most two in flight, so
+ * several GPUs stay busy whatever their speed.
+ */
+#include "model_device.cuh"
+#include "verify.h"
+
+#include <atomic>
+#include <chrono>
+#include <stdlib.h>
+#include <string.h>
+#include <vector>
+
+namespace {
+
+const int kSlots = 2;
+
+struct VSlot {
+    cudaStream_t stream;
+    unsigned char *buf[4];  /* A, B, C, D of one chunk */
+    size_t cap[4];
+};
+
+/* Everything the generation and check kernels read, passed by value. */
+struct VParams {
+    mfd::mf_instr in;      /* the instruction run (its NaN rule compares) */
+    mfd::mf_instr model;   /* the row the model evaluates */
+    mfd::gen_ctx g;        /* g.in: the device copy of in; buffers: the chunk's */
+    unsigned long long base, stride, first, ntiles;  /* chunk tile t is campaign tile base + stride * (first + t) */
+    int m, n, k;
+    int ea, eb, ec, ed;
+    const unsigned char *D;  /* the chunk's outputs, as the wrapper wrote them */
+    mf_verify_hit *hits;
+    unsigned long long *count;
+    unsigned long long cap;
+};
+
+__device__ __forceinline__ unsigned long long vld(const unsigned char *p, size_t idx, int es)
+{
+    switch (es) {
+    case 1: return p[idx];
+    case 2: return ((const unsigned short *)p)[idx];
+    case 4: return ((const unsigned int *)p)[idx];
+    default: return ((const unsigned long long *)p)[idx];
+    }
+}
+
+__global__ void __launch_bounds__(128) vgen_kernel(const __grid_constant__ VParams p)
+{
+    const unsigned long long step = (unsigned long long)gridDim.x * blockDim.x;
+    for (unsigned long long t = (unsigned long long)blockIdx.x * blockDim.x + threadIdx.x; t < p.ntiles; t += step)
+        mfd::gen_tile(&p.g, p.base + p.stride * (p.first + t), (size_t)t);
+}
+
+__global__ void __launch_bounds__(256) vcheck_kernel(const __grid_constant__ VParams p)
+{
+    const unsigned long long mn = (unsigned long long)p.m * (unsigned long long)p.n, total = p.ntiles * mn;
+    const unsigned long long step = (unsigned long long)gridDim.x * blockDim.x;
+    const unsigned char *A = (const unsigned char *)p.g.A, *B = (const unsigned char *)p.g.B,
+                        *C = (const unsigned char *)p.g.C, *D = p.D;
+    for (unsigned long long idx = (unsigned long long)blockIdx.x * blockDim.x + threadIdx.x; idx < total;
+         idx += step) {
+        const unsigned long long t = idx / mn, o = idx - t * mn;
+        const unsigned i = (unsigned)(o / (unsigned)p.n), j = (unsigned)(o - (unsigned long long)i * (unsigned)p.n);
+        mfd::mf_case cs;
+        const size_t ar = ((size_t)t * p.m + i) * (size_t)p.k, bc = ((size_t)t * p.n + j) * (size_t)p.k;
+        for (int q = 0; q < p.k; q++) {
+            cs.a[q] = vld(A, ar + q, p.ea);
+            cs.b[q] = vld(B, bc + q, p.eb);
+        }
+        cs.c = vld(C, idx, p.ec);
+        const unsigned long long d = vld(D, idx, p.ed);
+        const unsigned long long mv = mfd::mf_eval(&p.model, &cs);
+        if (d != mv && !mfd::mf_output_equal(&p.in, d, mv)) {
+            unsigned long long s = atomicAdd(p.count, 1ull);
+            if (s < p.cap) {
+                mf_verify_hit h;
+                h.tile = p.base + p.stride * (p.first + t);
+                h.i = i;
+                h.j = j;
+                h.dev = d;
+                h.model = mv;
+                p.hits[s] = h;
+            }
+        }
+    }
+}
+
+} /* namespace */
+
+struct Vgpu {
+    int ordinal, sms;
+    int gen_grid, chk_grid;     /* blocks of a whole-GPU launch of each kernel */
+    VSlot slot[kSlots];
+    int ready;                  /* streams created */
+    unsigned turn;
+    mfd::mf_instr *d_in;        /* the device copy of the instruction row */
+    char *d_name;               /* its name (the generators hash it) */
+    mf_verify_hit *d_hits;
+    size_t hits_cap;
+    unsigned long long *d_count;
+    /* the pool's device copy, kept until (instruction, view_version, nview) changes */
+    mfd::gen_saved_case *d_pool;
+    const mfd::gen_saved_case **d_view;
+    size_t pool_cap;
+    const mf_instr *pool_in;
+    unsigned long long pool_version;
+    size_t pool_n;
+    int pool_valid;
+    /* this call */
+    unsigned long long cases;
+    double seconds;
+};
+
+#define VCK(call)                                                                                                 \
+    do {                                                                                                          \
+        cudaError_t e_ = (call);                                                                                  \
+        if (e_ != cudaSuccess) {                                                                                  \
+            *what = #call;                                                                                        \
+            return e_;                                                                                            \
+        }                                                                                                         \
+    } while (0)
+
+Vgpu *vgpu_new(int ordinal, int sms)
+{
+    Vgpu *v = (Vgpu *)calloc(1, sizeof *v);
+    if (v) {
+        v->ordinal = ordinal;
+        v->sms = sms;
+    }
+    return v;
+}
+
+void vgpu_forget(Vgpu *v)
+{
+    int ordinal = v->ordinal, sms = v->sms;
+    memset(v, 0, sizeof *v);
+    v->ordinal = ordinal;
+    v->sms = sms;
+}
+
+void vgpu_free(Vgpu *v)
+{
+    if (!v)
+        return;
+    cudaSetDevice(v->ordinal);
+    for (int s = 0; s < kSlots; s++) {
+        if (v->slot[s].stream)
+            cudaStreamSynchronize(v->slot[s].stream);
+        for (int q = 0; q < 4; q++)
+            if (v->slot[s].buf[q])
+                cudaFree(v->slot[s].buf[q]);
+        if (v->slot[s].stream)
+            cudaStreamDestroy(v->slot[s].stream);
+    }
+    void *bufs[] = {v->d_in, v->d_name, v->d_hits, v->d_count, v->d_pool, (void *)v->d_view};
+    for (void *b : bufs)
+        if (b)
+            cudaFree(b);
+    free(v);
+}
+
+unsigned long long vgpu_chunk_tiles(const mf_instr *in, int m, int n, int k)
+{
+    const size_t mn = (size_t)m * (size_t)n;
+    const size_t tile_bytes = (size_t)m * k * mf_abi_elem_bytes(in->fa) + (size_t)n * k * mf_abi_elem_bytes(in->fb) +
+                              mn * (mf_abi_elem_bytes(in->fc) + mf_abi_elem_bytes(in->fd));
+    unsigned long long t = ((unsigned long long)1 << 23) / mn;
+    if (t * tile_bytes > ((size_t)1 << 29))
+        t = ((size_t)1 << 29) / tile_bytes;
+    return t ? t : 1;
+}
+
+/* Make the slot's buffer q hold `bytes` (the slot's stream is idle). */
+static cudaError_t ensure(VSlot *s, int q, size_t bytes)
+{
+    if (s->cap[q] >= bytes)
+        return cudaSuccess;
+    if (s->buf[q])
+        cudaFree(s->buf[q]);
+    s->buf[q] = NULL;
+    s->cap[q] = 0;
+    cudaError_t e = cudaMalloc((void **)&s->buf[q], bytes);
+    if (e == cudaSuccess)
+        s->cap[q] = bytes;
+    return e;
+}
+
+/* The device copies of the instruction row (name included) and of the pool. */
+static cudaError_t upload_inputs(Vgpu *v, const mf_verify_req *rq, const char **what)
+{
+    if (!v->d_in) {
+        VCK(cudaMalloc((void **)&v->d_in, sizeof *v->d_in));
+        VCK(cudaMalloc((void **)&v->d_name, 256));
+        VCK(cudaMalloc((void **)&v->d_count, sizeof *v->d_count));
+    }
+    mfd::mf_instr row;
+    static_assert(sizeof row == sizeof *rq->in, "the device-code model's mf_instr is the host's");
+    memcpy(&row, rq->in, sizeof row);
+    char name[256];
+    snprintf(name, sizeof name, "%s", rq->in->name);
+    row.name = v->d_name;
+    row.qualifier = v->d_name;
+    VCK(cudaMemcpy(v->d_name, name, sizeof name, cudaMemcpyHostToDevice));
+    VCK(cudaMemcpy(v->d_in, &row, sizeof row, cudaMemcpyHostToDevice));
+    if (v->hits_cap < rq->hits_cap || !v->d_hits) {
+        if (v->d_hits)
+            cudaFree(v->d_hits);
+        v->d_hits = NULL;
+        v->hits_cap = 0;
+        VCK(cudaMalloc((void **)&v->d_hits, (rq->hits_cap ? rq->hits_cap : 1) * sizeof *v->d_hits));
+        v->hits_cap = rq->hits_cap;
+    }
+    VCK(cudaMemset(v->d_count, 0, sizeof *v->d_count));
+    if (v->pool_valid && v->pool_in == rq->in && v->pool_version == rq->view_version && v->pool_n == rq->nview)
+        return cudaSuccess;
+    v->pool_valid = 0;
+    if (rq->nview > v->pool_cap) {
+        if (v->d_pool)
+            cudaFree(v->d_pool);
+        if (v->d_view)
+            cudaFree((void *)v->d_view);
+        v->d_pool = NULL;
+        v->d_view = NULL;
+        v->pool_cap = 0;
+        VCK(cudaMalloc((void **)&v->d_pool, rq->nview * sizeof *v->d_pool));
+        VCK(cudaMalloc((void **)&v->d_view, rq->nview * sizeof *v->d_view));
+        v->pool_cap = rq->nview;
+    }
+    if (rq->nview) {
+        std::vector<mfd::gen_saved_case> cases(rq->nview);
+        std::vector<const mfd::gen_saved_case *> ptrs(rq->nview);
+        static_assert(sizeof(mfd::mf_case) == sizeof(mf_case), "the device-code model's mf_case is the host's");
+        for (size_t q = 0; q < rq->nview; q++) {
+            cases[q].in = v->d_in;
+            memcpy(&cases[q].cs, &rq->view[q]->cs, sizeof(mf_case));
+            ptrs[q] = v->d_pool + q;
+        }
+        VCK(cudaMemcpy(v->d_pool, cases.data(), rq->nview * sizeof *v->d_pool, cudaMemcpyHostToDevice));
+        VCK(cudaMemcpy((void *)v->d_view, ptrs.data(), rq->nview * sizeof *v->d_view, cudaMemcpyHostToDevice));
+    }
+    v->pool_in = rq->in;
+    v->pool_version = rq->view_version;
+    v->pool_n = rq->nview;
+    v->pool_valid = 1;
+    return cudaSuccess;
+}
+
+cudaError_t vgpu_run(Vgpu *v, VgpuShared *sh, const VgpuKernel *kern, const char **what)
+{
+    const mf_verify_req *rq = sh->rq;
+    auto t0 = std::chrono::steady_clock::now();
+    v->cases = 0;
+    v->seconds = 0;
+    VCK(cudaSetDevice(v->ordinal));
+    if (!v->ready) {
+        for (int s = 0; s < kSlots; s++)
+            VCK(cudaStreamCreateWithFlags(&v->slot[s].stream, cudaStreamNonBlocking));
+        int per = 0;
+        VCK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per, vgen_kernel, 128, 0));
+        v->gen_grid = v->sms * (per > 0 ? per : 1);
+        VCK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per, vcheck_kernel, 256, 0));
+        v->chk_grid = v->sms * (per > 0 ? per : 1);
+        v->ready = 1;
+    }
+    cudaError_t e = upload_inputs(v, rq, what);
+    if (e != cudaSuccess)
+        return e;
+    const mf_instr *in = rq->in;
+    VParams p;
+    memset(&p, 0, sizeof p);
+    memcpy(&p.in, in, sizeof p.in);
+    memcpy(&p.model, rq->model, sizeof p.model);
+    p.in.name = p.in.qualifier = p.model.name = p.model.qualifier = v->d_name;
+    p.m = sh->m;
+    p.n = sh->n;
+    p.k = sh->k;
+    p.ea = (int)mf_abi_elem_bytes(in->fa);
+    p.eb = (int)mf_abi_elem_bytes(in->fb);
+    p.ec = (int)mf_abi_elem_bytes(in->fc);
+    p.ed = (int)mf_abi_elem_bytes(in->fd);
+    p.base = rq->tile_base;
+    p.stride = rq->tile_stride;
+    p.hits = v->d_hits;
+    p.count = v->d_count;
+    p.cap = rq->hits_cap;
+    p.g.in = v->d_in;
+    p.g.m = sh->m;
+    p.g.n = sh->n;
+    p.g.k = sh->k;
+    p.g.seed = rq->seed;
+    memcpy(&p.g.mix, &rq->mix, sizeof p.g.mix);
+    p.g.view = rq->nview ? v->d_view : NULL;
+    p.g.nview = rq->nview;
+    const size_t mn = (size_t)sh->m * (size_t)sh->n;
+    const size_t per_tile[4] = {(size_t)sh->m * sh->k * p.ea, (size_t)sh->n * sh->k * p.eb, mn * p.ec, mn * p.ed};
+    std::atomic<unsigned long long> *next = reinterpret_cast<std::atomic<unsigned long long> *>(&sh->next);
+    for (;;) {
+        unsigned long long c = next->fetch_add(1);
+        if (c >= sh->nchunks)
+            break;
+        VSlot *s = &v->slot[v->turn++ % kSlots];
+        VCK(cudaStreamSynchronize(s->stream));  /* at most two chunks in flight per GPU */
+        unsigned long long lo = c * sh->chunk_tiles, nt = rq->ntiles - lo < sh->chunk_tiles ? rq->ntiles - lo
+                                                                                            : sh->chunk_tiles;
+        for (int q = 0; q < 4; q++)
+            VCK(ensure(s, q, sh->chunk_tiles * per_tile[q] + 16));
+        p.first = rq->first + lo;
+        p.ntiles = nt;
+        p.g.A = s->buf[0];
+        p.g.B = s->buf[1];
+        p.g.C = s->buf[2];
+        p.g.SA = p.g.SB = NULL;  /* rows with scales are not verified here (mf_device_can_verify) */
+        p.D = s->buf[3];
+        vgen_kernel<<<v->gen_grid, 128, 0, s->stream>>>(p);
+        VCK(cudaGetLastError());
+        mf_kargs ka = {s->buf[0], s->buf[1], s->buf[2], s->buf[3], nt};
+        void *args[1] = {&ka};
+        unsigned long long blocks = (nt + (unsigned long long)kern->k->tiles_per_block - 1) /
+                                    (unsigned long long)kern->k->tiles_per_block;
+        unsigned grid = (unsigned)(blocks < (unsigned long long)kern->grid ? blocks : (unsigned long long)kern->grid);
+        VCK(cudaLaunchKernel(kern->k->fn, dim3(grid), dim3((unsigned)kern->k->threads), args, (size_t)kern->k->smem,
+                             s->stream));
+        vcheck_kernel<<<v->chk_grid, 256, 0, s->stream>>>(p);
+        VCK(cudaGetLastError());
+        v->cases += nt * mn;
+    }
+    for (int s = 0; s < kSlots; s++)
+        VCK(cudaStreamSynchronize(v->slot[s].stream));
+    VCK(cudaGetLastError());
+    v->seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    return cudaSuccess;
+}
+
+cudaError_t vgpu_collect(Vgpu *v, mf_verify_hit *out, size_t cap, unsigned long long *found, size_t *copied,
+                         unsigned long long *cases, double *seconds)
+{
+    const char *what_ = NULL;
+    const char **what = &what_;
+    VCK(cudaSetDevice(v->ordinal));
+    unsigned long long n = 0;
+    VCK(cudaMemcpy(&n, v->d_count, sizeof n, cudaMemcpyDeviceToHost));
+    size_t take = n < cap ? (size_t)n : cap;
+    if (take > v->hits_cap)
+        take = v->hits_cap;
+    if (take)
+        VCK(cudaMemcpy(out, v->d_hits, take * sizeof *out, cudaMemcpyDeviceToHost));
+    *found = n;
+    *copied = take;
+    *cases = v->cases;
+    *seconds = v->seconds;
+    return cudaSuccess;
+}

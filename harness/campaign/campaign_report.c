@@ -28,6 +28,9 @@ typedef struct rp_run {
     int nrec;
     double *t;            /* per record: unix seconds (start + elapsed) */
     long long *c;         /* cumulative cases */
+    int ngpu;             /* at the last record: the GPUs of the process (cuda:LIST) and the cases of each */
+    char guuid[16][48];
+    long long gcases[16];
 } rp_run;
 
 typedef struct report {
@@ -68,6 +71,30 @@ static void json_str(const char *line, const char *key, char *out, size_t len)
     while (*p && *p != '"' && n + 1 < len)
         out[n++] = *p++;
     out[n] = 0;
+}
+
+/* "gpus":[{"uuid":"GPU-...","cases":N},...] of a stats record. */
+static void read_gpus(const char *line, rp_run *run)
+{
+    const char *p = json_field(line, "gpus");
+    run->ngpu = 0;
+    if (!p || *p != '[')
+        return;
+    while (run->ngpu < 16 && (p = strchr(p, '{')) != NULL) {
+        const char *end = strchr(p, '}');
+        if (!end)
+            return;
+        char one[200];
+        size_t len = (size_t)(end - p) < sizeof one - 1 ? (size_t)(end - p) : sizeof one - 1;
+        memcpy(one, p, len);
+        one[len] = 0;
+        json_str(one, "uuid", run->guuid[run->ngpu], sizeof run->guuid[run->ngpu]);
+        const char *c = json_field(one, "cases");
+        run->gcases[run->ngpu++] = c ? strtoll(c, NULL, 10) : 0;
+        p = end + 1;
+        if (*p != ',')
+            return;
+    }
 }
 
 static void read_stats(report *r, const char *path)
@@ -123,6 +150,7 @@ static void read_stats(report *r, const char *path)
         json_str(line, "gpu", run->gpu, sizeof run->gpu);
         json_str(line, "gpu_uuid", run->uuid, sizeof run->uuid);
         json_str(line, "gpu_pci_bus_id", run->pci, sizeof run->pci);
+        read_gpus(line, run);
     }
     free(buf);
     if (run->nrec)
@@ -586,6 +614,18 @@ static int write_html(const report *r, const totals *t, const char *path)
         esc(f, u->pci);
         fprintf(f, "</td><td>%lld</td><td>%.1f</td><td>%.3g</td></tr>\n", u->cases, el,
                 el > 0 ? (double)u->cases / el : 0.0);
+        for (int g = 0; u->ngpu > 1 && g < u->ngpu; g++) {  /* one process over several GPUs: each of them */
+            fprintf(f, "<tr class=\"gpu\"><td>");
+            esc(f, u->id);
+            fprintf(f, " GPU %d</td><td>", g);
+            esc(f, u->shard);
+            fprintf(f, "</td><td>");
+            esc(f, u->host);
+            fprintf(f, "</td><td></td><td>");
+            esc(f, u->guuid[g]);
+            fprintf(f, "</td><td></td><td>%lld</td><td>%.1f</td><td>%.3g</td></tr>\n", u->gcases[g], el,
+                    el > 0 ? (double)u->gcases[g] / el : 0.0);
+        }
     }
     fprintf(f, "</table>\n<p>Counts are read from the shards' states (each case counted once, however often a "
                "shard was resumed); rates from the stats files, one per process run.</p>\n</body></html>\n");

@@ -43,12 +43,13 @@ static int shard_from(const char *flag_val, const char *const *envs, long long *
 }
 
 /* run --campaign DIR: everything but -jobs, -batch, -max_total_time,
- * --report, -v and --no-sync comes from the definition. */
+ * --report, -v, --no-sync, --verify, -hits, --dump-disagreements and which
+ * GPUs of the definition's kind (--device cuda:LIST) comes from the definition. */
 static int run_opts_campaign(run_opts *o)
 {
     cli_args *a = &o->args;
     static const struct { cli_flag_id id; const char *name; } fixed[] = {
-        {CLI_F_run_instr, "--instr"}, {CLI_F_run_device, "--device"}, {CLI_F_run_model, "--model"},
+        {CLI_F_run_instr, "--instr"}, {CLI_F_run_model, "--model"},
         {CLI_F_run_seed, "-seed"},    {CLI_F_run_runs, "-runs"},      {CLI_F_run_corpus, "--corpus"},
         {CLI_F_run_out, "--out"},     {CLI_F_run_mix, "--mix"},       {CLI_F_run_minimize, "-minimize"},
         {CLI_F_run_resume, "--resume"},
@@ -105,6 +106,18 @@ static int run_opts_campaign(run_opts *o)
     cp_shard_dir(o->campaign, o->shard_i, o->shard_n, o->shard_dir, sizeof o->shard_dir);
     o->out = o->shard_dir;
     o->device = o->def->device;
+    if (CLI_V(a, run, device).given) {
+        /* which GPUs run the shard is the process's choice (cuda:0,1 for one process over two GPUs), not the
+         * campaign's: tiles and what is counted depend on the case alone.  The kind of device is the definition's. */
+        const char *want = CLI_V(a, run, device).s, *def = o->def->device;
+        size_t kw = strcspn(want, ":"), kd = strcspn(def, ":");
+        if (kw != kd || strncmp(want, def, kw) || !strncmp(def, "model", 5)) {
+            fprintf(stderr, "mmafuzz run: --device %s: the campaign's definition runs on %s; a shard may choose other "
+                            "GPUs of that kind only (e.g. %.*s:0,1)\n", want, def, (int)kd, def);
+            return -1;
+        }
+        o->device = want;
+    }
     o->model = o->def->model[0] ? o->def->model : NULL;
     o->seed = o->def->seed;
     o->seed_given = 1;

@@ -19,8 +19,7 @@ EXE=$1
 WORK=$2
 TEST=$3
 INSTR=hopper/mma.m16n8k16.f32.f16.f16.f32
-fail=0
-bad() { echo "FAIL: $*"; fail=1; }
+. "$(cd "$(dirname "$0")" && pwd)/lib.sh"
 rm -rf "$WORK"
 mkdir -p "$WORK"
 cd "$WORK" || exit 1
@@ -36,14 +35,6 @@ mkdir -p nocorpus
 shard() { "$EXE" run --campaign "$1" -shard "$2" -jobs 1 -batch 12800 "${@:3}"; }
 # shard_bg: the same in the background, as the process itself ($! is its pid: kill reaches it)
 shard_bg() { (exec "$EXE" run --campaign "$1" -shard "$2" -jobs 1 -batch 12800 "${@:3}") & }
-
-# summary DIR: "instr NAME CASES DISAGREEMENTS" and "class NAME CLASS COUNT", summed over the shard states
-summary() {
-    cat "$1"/shards/*/shard.state 2>/dev/null | awk '
-        $1 == "instr" { c[$2] += $4; m[$2] += $5 }
-        $1 == "class" { k[$2 " " $3] += $4 }
-        END { for (i in c) print "instr", i, c[i], m[i]; for (x in k) if (k[x]) print "class", x, k[x] }' | sort
-}
 
 # findings_ok DIR: every non-zero class names a finding that exists and replays as still mismatching
 findings_ok() {

@@ -545,7 +545,7 @@ static int open_gpu(int index, Impl **out, mf_device_info *info, char *err, size
     info->backend = MF_BACKEND_CUDA;
     info->index = index;
     info->model_arch = im->arch;
-    snprintf(info->name, sizeof info->name, "%s", p.name);
+    snprintf(info->name, sizeof info->name, "%.127s", p.name);
     if (im->target)
         snprintf(info->arch, sizeof info->arch, "%s", im->target);
     else
@@ -600,7 +600,7 @@ extern "C" int mf_cuda_backend_open_list(const int *idx, int n, mf_device *dev, 
     }
     if (n > 1) {
         char name[sizeof dev->info.name];
-        snprintf(name, sizeof name, "%dx %s", n, dev->info.name);
+        snprintf(name, sizeof name, "%dx %.120s", n, dev->info.name);
         snprintf(dev->info.name, sizeof dev->info.name, "%s", name);
     }
     dev->ops = &cuda_ops;

@@ -21,6 +21,7 @@
 
 #include <atomic>
 #include <chrono>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <vector>
@@ -33,6 +34,8 @@ struct VSlot {
     cudaStream_t stream;
     unsigned char *buf[4];  /* A, B, C, D of one chunk */
     size_t cap[4];
+    cudaEvent_t ev[4];      /* MMAFUZZ_VERIFY_STAGES: before generation, instruction, check, after */
+    int timed;              /* a timed chunk is in flight on this slot */
 };
 
 /* Everything the generation and check kernels read, passed by value. */
@@ -124,6 +127,11 @@ struct Vgpu {
     /* this call */
     unsigned long long cases;
     double seconds;
+    /* MMAFUZZ_VERIFY_STAGES=1: milliseconds of each stage (generation, instruction, model and comparison),
+     * summed over the chunks, printed when the device is closed */
+    int stages;
+    double stage_ms[3];
+    unsigned long long stage_chunks;
 };
 
 #define VCK(call)                                                                                                 \
@@ -153,11 +161,32 @@ void vgpu_forget(Vgpu *v)
     v->sms = sms;
 }
 
+/* Add the stage times of the slot's finished chunk. */
+static void stage_add(Vgpu *v, VSlot *s)
+{
+    if (!s->timed)
+        return;
+    for (int q = 0; q < 3; q++) {
+        float ms = 0;
+        if (cudaEventElapsedTime(&ms, s->ev[q], s->ev[q + 1]) == cudaSuccess)
+            v->stage_ms[q] += ms;
+    }
+    v->stage_chunks++;
+    s->timed = 0;
+}
+
 void vgpu_free(Vgpu *v)
 {
     if (!v)
         return;
     cudaSetDevice(v->ordinal);
+    if (v->stages && v->stage_chunks) {
+        double all = v->stage_ms[0] + v->stage_ms[1] + v->stage_ms[2];
+        fprintf(stderr, "cuda:%d verify stages over %llu chunks: generation %.1f ms (%.0f%%), instruction %.1f ms "
+                        "(%.0f%%), model and comparison %.1f ms (%.0f%%)\n", v->ordinal, v->stage_chunks,
+                v->stage_ms[0], 100 * v->stage_ms[0] / all, v->stage_ms[1], 100 * v->stage_ms[1] / all,
+                v->stage_ms[2], 100 * v->stage_ms[2] / all);
+    }
     for (int s = 0; s < kSlots; s++) {
         if (v->slot[s].stream)
             cudaStreamSynchronize(v->slot[s].stream);
@@ -268,8 +297,13 @@ cudaError_t vgpu_run(Vgpu *v, VgpuShared *sh, const VgpuKernel *kern, const char
     v->seconds = 0;
     VCK(cudaSetDevice(v->ordinal));
     if (!v->ready) {
-        for (int s = 0; s < kSlots; s++)
+        const char *st = getenv("MMAFUZZ_VERIFY_STAGES");
+        v->stages = st && !strcmp(st, "1");
+        for (int s = 0; s < kSlots; s++) {
             VCK(cudaStreamCreateWithFlags(&v->slot[s].stream, cudaStreamNonBlocking));
+            for (int q = 0; q < 4 && v->stages; q++)
+                VCK(cudaEventCreate(&v->slot[s].ev[q]));
+        }
         int per = 0;
         VCK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per, vgen_kernel, 128, 0));
         v->gen_grid = v->sms * (per > 0 ? per : 1);
@@ -315,6 +349,7 @@ cudaError_t vgpu_run(Vgpu *v, VgpuShared *sh, const VgpuKernel *kern, const char
             break;
         VSlot *s = &v->slot[v->turn++ % kSlots];
         VCK(cudaStreamSynchronize(s->stream));  /* at most two chunks in flight per GPU */
+        stage_add(v, s);
         unsigned long long lo = c * sh->chunk_tiles, nt = rq->ntiles - lo < sh->chunk_tiles ? rq->ntiles - lo
                                                                                             : sh->chunk_tiles;
         for (int q = 0; q < 4; q++)
@@ -326,6 +361,8 @@ cudaError_t vgpu_run(Vgpu *v, VgpuShared *sh, const VgpuKernel *kern, const char
         p.g.C = s->buf[2];
         p.g.SA = p.g.SB = NULL;  /* rows with scales are not verified here (mf_device_can_verify) */
         p.D = s->buf[3];
+        if (v->stages)
+            VCK(cudaEventRecord(s->ev[0], s->stream));
         vgen_kernel<<<v->gen_grid, 128, 0, s->stream>>>(p);
         VCK(cudaGetLastError());
         mf_kargs ka = {s->buf[0], s->buf[1], s->buf[2], s->buf[3], nt};
@@ -333,14 +370,24 @@ cudaError_t vgpu_run(Vgpu *v, VgpuShared *sh, const VgpuKernel *kern, const char
         unsigned long long blocks = (nt + (unsigned long long)kern->k->tiles_per_block - 1) /
                                     (unsigned long long)kern->k->tiles_per_block;
         unsigned grid = (unsigned)(blocks < (unsigned long long)kern->grid ? blocks : (unsigned long long)kern->grid);
+        if (v->stages)
+            VCK(cudaEventRecord(s->ev[1], s->stream));
         VCK(cudaLaunchKernel(kern->k->fn, dim3(grid), dim3((unsigned)kern->k->threads), args, (size_t)kern->k->smem,
                              s->stream));
+        if (v->stages)
+            VCK(cudaEventRecord(s->ev[2], s->stream));
         vcheck_kernel<<<v->chk_grid, 256, 0, s->stream>>>(p);
         VCK(cudaGetLastError());
+        if (v->stages) {
+            VCK(cudaEventRecord(s->ev[3], s->stream));
+            s->timed = 1;
+        }
         v->cases += nt * mn;
     }
-    for (int s = 0; s < kSlots; s++)
+    for (int s = 0; s < kSlots; s++) {
         VCK(cudaStreamSynchronize(v->slot[s].stream));
+        stage_add(v, &v->slot[s]);
+    }
     VCK(cudaGetLastError());
     v->seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
     return cudaSuccess;

@@ -7,7 +7,7 @@
 
 #include <string.h>
 
-const mut_info mut_table[MUT_COUNT] = {
+MF_DEVTAB const mut_info mut_table[MUT_COUNT] = {
 #define MF_MUTATOR(name, weight, help) {#name, weight, help},
 #include "mutators.def"
 #undef MF_MUTATOR
@@ -15,7 +15,7 @@ const mut_info mut_table[MUT_COUNT] = {
 
 /* One value of the case, drawn uniformly among c, a[], b[] and the scales:
  * its address and format. */
-MF_GEN_FN static uint64_t *pick_value(const mf_instr *in, gen_rng *r, mf_case *cs, mf_format *f)
+MF_HD static uint64_t *pick_value(const mf_instr *in, gen_rng *r, mf_case *cs, mf_format *f)
 {
     uint32_t x = rng_below(r, (uint32_t)(1 + 2 * in->k + 2 * in->n_scales));
     if (x == 0) {
@@ -32,7 +32,7 @@ MF_GEN_FN static uint64_t *pick_value(const mf_instr *in, gen_rng *r, mf_case *c
     return x & 1 ? &cs->sb[x / 2] : &cs->sa[x / 2];
 }
 
-MF_GEN_FN static void mut_bitflip(const mf_instr *in, gen_rng *r, mf_case *cs, const mf_case *other)
+MF_HD static void mut_bitflip(const mf_instr *in, gen_rng *r, mf_case *cs, const mf_case *other)
 {
     (void)other;
     mf_format f;
@@ -40,7 +40,7 @@ MF_GEN_FN static void mut_bitflip(const mf_instr *in, gen_rng *r, mf_case *cs, c
     *v ^= UINT64_C(1) << rng_below(r, (uint32_t)rv_get(f)->bits);
 }
 
-MF_GEN_FN static void mut_exponent(const mf_instr *in, gen_rng *r, mf_case *cs, const mf_case *other)
+MF_HD static void mut_exponent(const mf_instr *in, gen_rng *r, mf_case *cs, const mf_case *other)
 {
     (void)other;
     mf_format f;
@@ -56,7 +56,7 @@ MF_GEN_FN static void mut_exponent(const mf_instr *in, gen_rng *r, mf_case *cs, 
     }
 }
 
-MF_GEN_FN static void mut_lowbits(const mf_instr *in, gen_rng *r, mf_case *cs, const mf_case *other)
+MF_HD static void mut_lowbits(const mf_instr *in, gen_rng *r, mf_case *cs, const mf_case *other)
 {
     (void)other;
     mf_format f;
@@ -68,7 +68,7 @@ MF_GEN_FN static void mut_lowbits(const mf_instr *in, gen_rng *r, mf_case *cs, c
     *v ^= ((UINT64_C(1) << n) - 1) << L->low;
 }
 
-MF_GEN_FN static void mut_sign(const mf_instr *in, gen_rng *r, mf_case *cs, const mf_case *other)
+MF_HD static void mut_sign(const mf_instr *in, gen_rng *r, mf_case *cs, const mf_case *other)
 {
     (void)other;
     mf_format f;
@@ -78,7 +78,7 @@ MF_GEN_FN static void mut_sign(const mf_instr *in, gen_rng *r, mf_case *cs, cons
         *v ^= UINT64_C(1) << L->sign_shift;
 }
 
-MF_GEN_FN static void mut_permute(const mf_instr *in, gen_rng *r, mf_case *cs, const mf_case *other)
+MF_HD static void mut_permute(const mf_instr *in, gen_rng *r, mf_case *cs, const mf_case *other)
 {
     (void)other;
     for (int kk = in->k - 1; kk > 0; kk--) {
@@ -91,7 +91,7 @@ MF_GEN_FN static void mut_permute(const mf_instr *in, gen_rng *r, mf_case *cs, c
     }
 }
 
-MF_GEN_FN static void mut_cancel(const mf_instr *in, gen_rng *r, mf_case *cs, const mf_case *other)
+MF_HD static void mut_cancel(const mf_instr *in, gen_rng *r, mf_case *cs, const mf_case *other)
 {
     (void)other;
     int i = (int)rng_below(r, (uint32_t)in->k), j = (int)rng_below(r, (uint32_t)in->k);
@@ -99,7 +99,7 @@ MF_GEN_FN static void mut_cancel(const mf_instr *in, gen_rng *r, mf_case *cs, co
     cs->b[j] = cs->b[i];
 }
 
-MF_GEN_FN static void mut_special(const mf_instr *in, gen_rng *r, mf_case *cs, const mf_case *other)
+MF_HD static void mut_special(const mf_instr *in, gen_rng *r, mf_case *cs, const mf_case *other)
 {
     (void)other;
     mf_format f;
@@ -107,7 +107,7 @@ MF_GEN_FN static void mut_special(const mf_instr *in, gen_rng *r, mf_case *cs, c
     *v = rv_special_list[f][rng_below(r, rv_special_count[f])];
 }
 
-MF_GEN_FN static void mut_random(const mf_instr *in, gen_rng *r, mf_case *cs, const mf_case *other)
+MF_HD static void mut_random(const mf_instr *in, gen_rng *r, mf_case *cs, const mf_case *other)
 {
     (void)other;
     mf_format f;
@@ -115,7 +115,7 @@ MF_GEN_FN static void mut_random(const mf_instr *in, gen_rng *r, mf_case *cs, co
     *v = rng_next(r);
 }
 
-MF_GEN_FN static void mut_splice(const mf_instr *in, gen_rng *r, mf_case *cs, const mf_case *other)
+MF_HD static void mut_splice(const mf_instr *in, gen_rng *r, mf_case *cs, const mf_case *other)
 {
     if (!other)
         return;
@@ -129,7 +129,7 @@ MF_GEN_FN static void mut_splice(const mf_instr *in, gen_rng *r, mf_case *cs, co
 }
 
 /* Every value masked to its format's storage bits. */
-MF_GEN_FN static void mask_case(const mf_instr *in, mf_case *cs)
+MF_HD static void mask_case(const mf_instr *in, mf_case *cs)
 {
     uint64_t ma = rv_get(in->fa)->mask, mb = rv_get(in->fb)->mask, ms = rv_get(in->fs)->mask;
     cs->c &= rv_get(in->fc)->mask;
@@ -143,7 +143,7 @@ MF_GEN_FN static void mask_case(const mf_instr *in, mf_case *cs)
     }
 }
 
-MF_GEN_FN mut_kind gen_mutate_once(const mf_instr *in, gen_rng *r, mf_case *cs, const mf_case *other)
+MF_HD mut_kind gen_mutate_once(const mf_instr *in, gen_rng *r, mf_case *cs, const mf_case *other)
 {
     uint32_t total = 0;
     for (int m = 0; m < MUT_COUNT; m++)
@@ -168,7 +168,7 @@ MF_GEN_FN mut_kind gen_mutate_once(const mf_instr *in, gen_rng *r, mf_case *cs, 
     return kind;
 }
 
-MF_GEN_FN void gen_mutate(const mf_instr *in, gen_rng *r, mf_case *cs, const mf_case *other)
+MF_HD void gen_mutate(const mf_instr *in, gen_rng *r, mf_case *cs, const mf_case *other)
 {
     int nops = rng_range(r, 1, 4);
     for (int op = 0; op < nops; op++)

@@ -5,20 +5,16 @@
  * devices' tools, the fuzz targets and the tests all draw from it.
  *
  * Pure C11 (plus unsigned __int128, which GCC, Clang and nvcc all have);
- * MF_GEN_FN marks what may later be compiled as CUDA device code.
+ * MF_HD marks what is compiled as CUDA device code too.
  */
 #ifndef MMAFUZZ_GEN_RNG_H
 #define MMAFUZZ_GEN_RNG_H
 
 #include <stdint.h>
 
-/* Functions of the generation code: plain on the host, __host__ __device__
- * when compiled by nvcc. */
-#if defined(__CUDACC__)
-#define MF_GEN_FN __host__ __device__
-#else
-#define MF_GEN_FN
-#endif
+/* MF_HD (mf_portable.h) marks the functions of the generation code: plain
+ * on the host, device code in the device build (devices/cuda/model_device.cuh). */
+#include "mf_portable.h"
 
 typedef struct gen_rng {
     uint64_t s;
@@ -26,7 +22,7 @@ typedef struct gen_rng {
 
 /* wyrand (Wang Yi, wyhash): a Weyl sequence folded through a 128-bit product;
  * one 64-bit output per call, passes BigCrush and PractRand. */
-MF_GEN_FN static inline uint64_t rng_next(gen_rng *r)
+MF_HD static inline uint64_t rng_next(gen_rng *r)
 {
     r->s += UINT64_C(0xa0761d6478bd642f);
     unsigned __int128 t = (unsigned __int128)r->s * (r->s ^ UINT64_C(0xe7037ed1a0b428db));
@@ -35,7 +31,7 @@ MF_GEN_FN static inline uint64_t rng_next(gen_rng *r)
 
 /* The next output of the stream whose whole state is *state (for code that
  * keeps a bare 64-bit state). */
-MF_GEN_FN static inline uint64_t rng_next_u64(uint64_t *state)
+MF_HD static inline uint64_t rng_next_u64(uint64_t *state)
 {
     gen_rng r = {*state};
     uint64_t x = rng_next(&r);
@@ -44,19 +40,19 @@ MF_GEN_FN static inline uint64_t rng_next_u64(uint64_t *state)
 }
 
 /* @return a value in [0, n) (n > 0); the small modulo bias is irrelevant here. */
-MF_GEN_FN static inline uint32_t rng_below(gen_rng *r, uint32_t n)
+MF_HD static inline uint32_t rng_below(gen_rng *r, uint32_t n)
 {
     return (uint32_t)(((rng_next(r) >> 32) * n) >> 32);
 }
 
 /* @return a value in [lo, hi] (lo <= hi). */
-MF_GEN_FN static inline int rng_range(gen_rng *r, int lo, int hi)
+MF_HD static inline int rng_range(gen_rng *r, int lo, int hi)
 {
     return lo + (int)rng_below(r, (uint32_t)(hi - lo + 1));
 }
 
 /* A stream derived from several keys (mixing each in). */
-MF_GEN_FN static inline gen_rng rng_derive(uint64_t a, uint64_t b, uint64_t c)
+MF_HD static inline gen_rng rng_derive(uint64_t a, uint64_t b, uint64_t c)
 {
     gen_rng r = {a};
     r.s = rng_next(&r) ^ b;
@@ -66,7 +62,7 @@ MF_GEN_FN static inline gen_rng rng_derive(uint64_t a, uint64_t b, uint64_t c)
 }
 
 /* FNV-1a of a string: a stable key for an instruction name. */
-MF_GEN_FN static inline uint64_t rng_hash_str(const char *s)
+MF_HD static inline uint64_t rng_hash_str(const char *s)
 {
     uint64_t h = UINT64_C(0xcbf29ce484222325);
     while (*s)

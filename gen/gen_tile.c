@@ -14,22 +14,22 @@
 #include <limits.h>
 #include <string.h>
 
-const gen_info gen_table[GEN_COUNT] = {
+MF_DEVTAB const gen_info gen_table[GEN_COUNT] = {
 #define MF_GENERATOR(E, name, weight, needs_pool, help) {#name, weight, needs_pool, help},
 #include "generators.def"
 #undef MF_GENERATOR
 };
 
-MF_GEN_FN const char *gen_name(gen_kind g) { return (unsigned)g < GEN_COUNT ? gen_table[g].name : "?"; }
+MF_HD const char *gen_name(gen_kind g) { return (unsigned)g < GEN_COUNT ? gen_table[g].name : "?"; }
 
-MF_GEN_FN void gen_mix_default(gen_mix *m)
+MF_HD void gen_mix_default(gen_mix *m)
 {
     for (int g = 0; g < GEN_COUNT; g++)
         m->w[g] = gen_table[g].weight;
 }
 
 /* Element of format f in the tile arrays (mmafuzz_model.h: the device ABI). */
-MF_GEN_FN static inline void abi_set(mf_format f, void *base, size_t idx, uint64_t v)
+MF_HD static inline void abi_set(mf_format f, void *base, size_t idx, uint64_t v)
 {
     mf_elem_set(mf_tile_elem_bytes(f), base, idx, v);
 }
@@ -40,7 +40,7 @@ MF_GEN_FN static inline void abi_set(mf_format f, void *base, size_t idx, uint64
 
 /* A significand pattern from the bits of one draw x: random bits (the top
  * fbits of x) five times in eight, else one of the table's patterns. */
-MF_GEN_FN static inline uint64_t frac_of_draw(uint64_t x, int fbits)
+MF_HD static inline uint64_t frac_of_draw(uint64_t x, int fbits)
 {
     if (!fbits)
         return 0;
@@ -59,12 +59,12 @@ MF_GEN_FN static inline uint64_t frac_of_draw(uint64_t x, int fbits)
 }
 
 /* A random significand: random bits most of the time, a table pattern otherwise. */
-MF_GEN_FN static uint64_t rnd_frac(gen_rng *r, int fbits)
+MF_HD static uint64_t rnd_frac(gen_rng *r, int fbits)
 {
     return frac_of_draw(rng_next(r), fbits);
 }
 
-MF_GEN_FN static int clampi(int v, int lo, int hi) { return v < lo ? lo : v > hi ? hi : v; }
+MF_HD static int clampi(int v, int lo, int hi) { return v < lo ? lo : v > hi ? hi : v; }
 
 /* What the per-value code needs of one format, looked up once per tile. */
 typedef struct vfmt {
@@ -74,7 +74,7 @@ typedef struct vfmt {
     uint64_t pat[8];      /* TestFloat's significand patterns; 7: random bits */
 } vfmt;
 
-MF_GEN_FN static vfmt vfmt_of(mf_format f)
+MF_HD static vfmt vfmt_of(mf_format f)
 {
     vfmt v;
     v.f = f;
@@ -89,7 +89,7 @@ MF_GEN_FN static vfmt vfmt_of(mf_format f)
  * draw x: sign in bit 0, pattern choice in bits 1-6 (random bits five times
  * in eight, else one of TestFloat's patterns), j in bits 8-23, the random
  * significand in the top bits. */
-MF_GEN_FN static inline uint64_t vf_at(const vfmt *v, uint64_t x, int e, int w)
+MF_HD static inline uint64_t vf_at(const vfmt *v, uint64_t x, int e, int w)
 {
     const int fb = v->L.fbits;
     int j = (int)((((x >> 8) & 0xFFFF) * (uint64_t)(w + 1)) >> 16);
@@ -100,13 +100,13 @@ MF_GEN_FN static inline uint64_t vf_at(const vfmt *v, uint64_t x, int e, int w)
 }
 
 /* A special value of format f (rv_specials' list, made at program start). */
-MF_GEN_FN static uint64_t rnd_special(gen_rng *r, mf_format f)
+MF_HD static uint64_t rnd_special(gen_rng *r, mf_format f)
 {
     return rv_special_list[f][rng_below(r, rv_special_count[f])];
 }
 
 /* A block scale: mostly near 2^0, sometimes any pattern. */
-MF_GEN_FN static uint64_t rnd_scale(gen_rng *r, mf_format fs, int wild)
+MF_HD static uint64_t rnd_scale(gen_rng *r, mf_format fs, int wild)
 {
     uint32_t x = rng_below(r, 16);
     if (x == 0 || (wild && x < 4))
@@ -117,7 +117,7 @@ MF_GEN_FN static uint64_t rnd_scale(gen_rng *r, mf_format fs, int wild)
 }
 
 /* Split a product exponent et into (ea, eb) inside both input ranges when possible. */
-MF_GEN_FN static void split_exp(gen_rng *r, const mf_instr *in, int et, int *ea, int *eb)
+MF_HD static void split_exp(gen_rng *r, const mf_instr *in, int et, int *ea, int *eb)
 {
     const rv_layout *A = rv_get(in->fa), *B = rv_get(in->fb);
     int lo = et - B->emax, hi = et - B->emin;
@@ -133,7 +133,7 @@ MF_GEN_FN static void split_exp(gen_rng *r, const mf_instr *in, int et, int *ea,
 }
 
 /* Exact product a*b (decoded, finite) truncated into format fc; 0 when not finite. */
-MF_GEN_FN static uint64_t product_into(mf_format fc, const mf_instr *in, mf_value va, mf_value vb, int negate)
+MF_HD static uint64_t product_into(mf_format fc, const mf_instr *in, mf_value va, mf_value vb, int negate)
 {
     if (va.cls != MF_CLS_FINITE || vb.cls != MF_CLS_FINITE)
         return 0;
@@ -152,7 +152,7 @@ MF_GEN_FN static uint64_t product_into(mf_format fc, const mf_instr *in, mf_valu
 #define IC(i, j) ((slot * (size_t)g->m + (size_t)(i)) * (size_t)g->n + (size_t)(j))
 #define IS(r, s, rows) ((slot * (size_t)(rows) + (size_t)(r)) * (size_t)S + (size_t)(s))
 
-MF_GEN_FN static void fill_scales(const gen_ctx *g, size_t slot, gen_rng *r, int wild)
+MF_HD static void fill_scales(const gen_ctx *g, size_t slot, gen_rng *r, int wild)
 {
     int S = g->in->n_scales;
     if (!g->SA || !g->SB)
@@ -169,7 +169,7 @@ MF_GEN_FN static void fill_scales(const gen_ctx *g, size_t slot, gen_rng *r, int
 
 /* n uniform bit patterns of format v at element `first` of base, several
  * per draw when they are narrow. */
-MF_GEN_FN static void uniform_run(gen_rng *r, const vfmt *v, void *base, size_t first, size_t n)
+MF_HD static void uniform_run(gen_rng *r, const vfmt *v, void *base, size_t first, size_t n)
 {
     const int w = v->L.bits;
     const uint64_t mask = v->L.mask;
@@ -201,7 +201,7 @@ MF_GEN_FN static void uniform_run(gen_rng *r, const vfmt *v, void *base, size_t 
     }
 }
 
-MF_GEN_FN static void gen_fn_uniform(const gen_ctx *g, size_t slot, gen_rng *r, uint64_t tile)
+MF_HD static void gen_fn_uniform(const gen_ctx *g, size_t slot, gen_rng *r, uint64_t tile)
 {
     (void)tile;
     const mf_instr *in = g->in;
@@ -215,7 +215,7 @@ MF_GEN_FN static void gen_fn_uniform(const gen_ctx *g, size_t slot, gen_rng *r, 
 
 /* Fill from a plan: ea[k]/eb[k] exponents (INT_MIN: that position is zero),
  * a jitter window w added per element, c at exponent ec (INT_MIN: zero). */
-MF_GEN_FN static void fill_plan(const gen_ctx *g, size_t slot, gen_rng *r, const int *ea, const int *eb, int ec, int w)
+MF_HD static void fill_plan(const gen_ctx *g, size_t slot, gen_rng *r, const int *ea, const int *eb, int ec, int w)
 {
     const mf_instr *in = g->in;
     const vfmt va = vfmt_of(in->fa), vb = vfmt_of(in->fb), vc = vfmt_of(in->fc);
@@ -238,7 +238,7 @@ MF_GEN_FN static void fill_plan(const gen_ctx *g, size_t slot, gen_rng *r, const
         fill_scales(g, slot, r, 0);
 }
 
-MF_GEN_FN static void gen_fn_window(const gen_ctx *g, size_t slot, gen_rng *r, uint64_t tile)
+MF_HD static void gen_fn_window(const gen_ctx *g, size_t slot, gen_rng *r, uint64_t tile)
 {
     (void)tile;
     const mf_instr *in = g->in;
@@ -261,7 +261,7 @@ MF_GEN_FN static void gen_fn_window(const gen_ctx *g, size_t slot, gen_rng *r, u
 
 #define CANCEL_MAX 256   /* rows and columns whose first product c may cancel */
 
-MF_GEN_FN static void gen_fn_cancel(const gen_ctx *g, size_t slot, gen_rng *r, uint64_t tile)
+MF_HD static void gen_fn_cancel(const gen_ctx *g, size_t slot, gen_rng *r, uint64_t tile)
 {
     (void)tile;
     const mf_instr *in = g->in;
@@ -324,7 +324,7 @@ MF_GEN_FN static void gen_fn_cancel(const gen_ctx *g, size_t slot, gen_rng *r, u
         fill_scales(g, slot, r, 0);
 }
 
-MF_GEN_FN static void gen_fn_special(const gen_ctx *g, size_t slot, gen_rng *r, uint64_t tile)
+MF_HD static void gen_fn_special(const gen_ctx *g, size_t slot, gen_rng *r, uint64_t tile)
 {
     (void)tile;
     const mf_instr *in = g->in;
@@ -348,7 +348,7 @@ MF_GEN_FN static void gen_fn_special(const gen_ctx *g, size_t slot, gen_rng *r, 
 
 /* Boundaries (products and sums at the output format's thresholds, alignment
  * shifts of exactly F and F+-1 bits, the zero-exponent region). */
-MF_GEN_FN static void gen_fn_boundary(const gen_ctx *g, size_t slot, gen_rng *r, uint64_t tile)
+MF_HD static void gen_fn_boundary(const gen_ctx *g, size_t slot, gen_rng *r, uint64_t tile)
 {
     (void)tile;
     const mf_instr *in = g->in;
@@ -402,7 +402,7 @@ MF_GEN_FN static void gen_fn_boundary(const gen_ctx *g, size_t slot, gen_rng *r,
 #define NEXPC 9
 /* The exponent of class cls (8: zero, INT_MIN) of layout L; a subnormal's
  * depth comes from bits 12-19 of the draw x. */
-MF_GEN_FN static inline int exp_class(const rv_layout *L, int cls, uint64_t x)
+MF_HD static inline int exp_class(const rv_layout *L, int cls, uint64_t x)
 {
     switch (cls) {
     case 0: return L->emin - 1 - (L->fbits ? (int)((((x >> 12) & 0xFF) * (uint64_t)L->fbits) >> 8) : 0);  /* subnormal */
@@ -420,7 +420,7 @@ MF_GEN_FN static inline int exp_class(const rv_layout *L, int cls, uint64_t x)
 /* One table value from the draw x: class cls (or, one time in four when
  * `vary`, any class), sign bit 11, pattern pat half the time (always when
  * not `vary`), else random bits. */
-MF_GEN_FN static inline uint64_t table_value(gen_rng *r, const vfmt *v, uint64_t x, int cls, int pat, int vary)
+MF_HD static inline uint64_t table_value(gen_rng *r, const vfmt *v, uint64_t x, int cls, int pat, int vary)
 {
     if (vary && !(x & 3))
         cls = (int)((((x >> 2) & 0xFF) * NEXPC) >> 8);
@@ -434,7 +434,7 @@ MF_GEN_FN static inline uint64_t table_value(gen_rng *r, const vfmt *v, uint64_t
     return rv_make_in(&v->L, v->f, (int)((x >> 11) & 1), e, frac);
 }
 
-MF_GEN_FN static void gen_fn_table(const gen_ctx *g, size_t slot, gen_rng *r, uint64_t tile)
+MF_HD static void gen_fn_table(const gen_ctx *g, size_t slot, gen_rng *r, uint64_t tile)
 {
     const mf_instr *in = g->in;
     uint64_t t = tile;
@@ -460,13 +460,13 @@ MF_GEN_FN static void gen_fn_table(const gen_ctx *g, size_t slot, gen_rng *r, ui
  * are +-0; c is +-0 three times in four, else a small value near the
  * products' scale.  fnuz formats, which have no -0, get +0 (rv_make). */
 /* -0 (sign 1) or +0 of a format; +0 where the format has no -0. */
-MF_GEN_FN static inline uint64_t signed_zero(const vfmt *v, int sign)
+MF_HD static inline uint64_t signed_zero(const vfmt *v, int sign)
 {
     return sign && v->L.sign_shift >= 0 && v->f != MF_FMT_E4M3FNUZ && v->f != MF_FMT_E5M2FNUZ
                ? UINT64_C(1) << v->L.sign_shift : 0;
 }
 
-MF_GEN_FN static void gen_fn_zero(const gen_ctx *g, size_t slot, gen_rng *r, uint64_t tile)
+MF_HD static void gen_fn_zero(const gen_ctx *g, size_t slot, gen_rng *r, uint64_t tile)
 {
     (void)tile;
     const mf_instr *in = g->in;
@@ -510,7 +510,7 @@ MF_GEN_FN static void gen_fn_zero(const gen_ctx *g, size_t slot, gen_rng *r, uin
 
 /* ------------------------------------------------------------ mutation of saved cases */
 
-MF_GEN_FN void gen_put_case(const mf_instr *in, int m, int n, int k, void *A, void *B, void *C, void *SA, void *SB,
+MF_HD void gen_put_case(const mf_instr *in, int m, int n, int k, void *A, void *B, void *C, void *SA, void *SB,
                   size_t slot, int s, const mf_case *cs)
 {
     size_t S = in->n_scales;
@@ -525,7 +525,7 @@ MF_GEN_FN void gen_put_case(const mf_instr *in, int m, int n, int k, void *A, vo
     }
 }
 
-MF_GEN_FN static void gen_fn_mutate(const gen_ctx *g, size_t slot, gen_rng *r, uint64_t tile)
+MF_HD static void gen_fn_mutate(const gen_ctx *g, size_t slot, gen_rng *r, uint64_t tile)
 {
     (void)tile;
     const mf_instr *in = g->in;
@@ -556,7 +556,7 @@ MF_GEN_FN static void gen_fn_mutate(const gen_ctx *g, size_t slot, gen_rng *r, u
     }
 }
 
-MF_GEN_FN gen_kind gen_tile(const gen_ctx *g, uint64_t tile, size_t slot)
+MF_HD gen_kind gen_tile(const gen_ctx *g, uint64_t tile, size_t slot)
 {
     gen_rng r = rng_derive(g->seed, rng_hash_str(g->in->name), tile);
     uint32_t total = 0;
@@ -584,7 +584,7 @@ MF_GEN_FN gen_kind gen_tile(const gen_ctx *g, uint64_t tile, size_t slot)
     return kind;
 }
 
-MF_GEN_FN void gen_fill_tiles(const mf_instr *in, int m, int n, int k, uint64_t seed, uint64_t first, size_t ntiles,
+MF_HD void gen_fill_tiles(const mf_instr *in, int m, int n, int k, uint64_t seed, uint64_t first, size_t ntiles,
                               void *A, void *B, void *C, void *SA, void *SB)
 {
     gen_ctx g;
@@ -604,7 +604,7 @@ MF_GEN_FN void gen_fill_tiles(const mf_instr *in, int m, int n, int k, uint64_t 
         gen_tile(&g, first + t, t);
 }
 
-MF_GEN_FN uint64_t gen_random_finite(mf_format f, gen_rng *r)
+MF_HD uint64_t gen_random_finite(mf_format f, gen_rng *r)
 {
     const rv_layout *L = rv_get(f);
     for (;;) {

@@ -7,14 +7,21 @@
 
 #include <string.h>
 
-rv_layout rv_layouts[MF_FMT_COUNT];
+MF_DEVTAB rv_layout rv_layouts[MF_FMT_COUNT];
 #define layouts rv_layouts
-uint64_t rv_special_list[MF_FMT_COUNT][RV_SPECIALS_MAX];
-uint32_t rv_special_count[MF_FMT_COUNT];
+MF_DEVTAB uint64_t rv_special_list[MF_FMT_COUNT][RV_SPECIALS_MAX];
+MF_DEVTAB uint32_t rv_special_count[MF_FMT_COUNT];
 
-/* Filled before main runs, so that threads only ever read the tables (a
- * device build would copy them to constant memory instead). */
-__attribute__((constructor)) static void init_layouts(void)
+#if !MF_TABLE_DECLS
+MF_HD const rv_layout *rv_layout_row(unsigned f)
+{
+    return &rv_layouts[f];
+}
+#endif
+
+/* Filled before main runs, so that threads only ever read the tables (in
+ * device code: once, by an initialization kernel, before any generation). */
+MF_CONSTRUCTOR MF_HD void rv_init_tables(void)
 {
     for (int f = 1; f < MF_FMT_COUNT; f++) {
         const mf_format_info *fi = mf_format_get((mf_format)f);
@@ -49,7 +56,7 @@ __attribute__((constructor)) static void init_layouts(void)
         rv_special_count[f] = (uint32_t)rv_specials((mf_format)f, rv_special_list[f], RV_SPECIALS_MAX);
 }
 
-MF_GEN_FN void rv_unpack(mf_format f, uint64_t x, int *sign, uint32_t *E, uint64_t *frac)
+MF_HD void rv_unpack(mf_format f, uint64_t x, int *sign, uint32_t *E, uint64_t *frac)
 {
     const rv_layout *L = rv_get(f);
     *sign = L->sign_shift >= 0 ? (int)((x >> L->sign_shift) & 1) : 0;
@@ -57,14 +64,14 @@ MF_GEN_FN void rv_unpack(mf_format f, uint64_t x, int *sign, uint32_t *E, uint64
     *frac = (x >> L->low) & ((UINT64_C(1) << L->fbits) - 1);
 }
 
-MF_GEN_FN static uint64_t fix_zero(mf_format f, uint64_t x)
+MF_HD static uint64_t fix_zero(mf_format f, uint64_t x)
 {
     if ((f == MF_FMT_E4M3FNUZ || f == MF_FMT_E5M2FNUZ) && x == 0x80)
         return 0;  /* no -0: 0x80 is the NaN */
     return x;
 }
 
-MF_GEN_FN uint64_t rv_max_finite(mf_format f, int sign)
+MF_HD uint64_t rv_max_finite(mf_format f, int sign)
 {
     const rv_layout *L = rv_get(f);
     if (f == MF_FMT_UE8M0)
@@ -72,7 +79,7 @@ MF_GEN_FN uint64_t rv_max_finite(mf_format f, int sign)
     return rv_pack(f, sign, (uint32_t)(L->emax + L->bias), L->max_frac_at_emax);
 }
 
-MF_GEN_FN uint64_t rv_make_slow(mf_format f, int sign, int e, uint64_t frac)
+MF_HD uint64_t rv_make_slow(mf_format f, int sign, int e, uint64_t frac)
 {
     const rv_layout *L = rv_get(f);
     if (f == MF_FMT_UE8M0)
@@ -91,18 +98,12 @@ MF_GEN_FN uint64_t rv_make_slow(mf_format f, int sign, int e, uint64_t frac)
     return fix_zero(f, rv_pack(f, sign, 0, sub));
 }
 
-MF_GEN_FN uint64_t rv_from_sig(mf_format f, int sign, uint64_t sig, int exp)
+MF_HD uint64_t rv_from_sig(mf_format f, int sign, uint64_t sig, int exp)
 {
     if (sig == 0)
         return fix_zero(f, rv_pack(f, sign, 0, 0));
     const rv_layout *L = rv_get(f);
-    #if defined(__GNUC__)
-    int p = 63 - __builtin_clzll(sig);  /* leading bit position */
-#else
-    int p = 63;
-    while (!(sig >> p))
-        p--;
-#endif
+    int p = 63 - mf_clz64(sig);  /* leading bit position */
     uint64_t frac;
     if (p >= L->fbits)
         frac = (sig >> (p - L->fbits)) & ((UINT64_C(1) << L->fbits) - 1);
@@ -111,7 +112,7 @@ MF_GEN_FN uint64_t rv_from_sig(mf_format f, int sign, uint64_t sig, int exp)
     return rv_make(f, sign, p + exp, frac);
 }
 
-MF_GEN_FN uint64_t rv_negate(mf_format f, uint64_t x)
+MF_HD uint64_t rv_negate(mf_format f, uint64_t x)
 {
     const rv_layout *L = rv_get(f);
     if (L->sign_shift < 0)
@@ -121,11 +122,11 @@ MF_GEN_FN uint64_t rv_negate(mf_format f, uint64_t x)
     return x ^ (UINT64_C(1) << L->sign_shift);
 }
 
-MF_GEN_FN int rv_is_zero(mf_format f, uint64_t x) { return mf_decode(f, x).cls == MF_CLS_ZERO; }
+MF_HD int rv_is_zero(mf_format f, uint64_t x) { return mf_decode(f, x).cls == MF_CLS_ZERO; }
 
-MF_GEN_FN int rv_is_finite_nonzero(mf_format f, uint64_t x) { return mf_decode(f, x).cls == MF_CLS_FINITE; }
+MF_HD int rv_is_finite_nonzero(mf_format f, uint64_t x) { return mf_decode(f, x).cls == MF_CLS_FINITE; }
 
-MF_GEN_FN size_t rv_specials(mf_format f, uint64_t *out, size_t max)
+MF_HD size_t rv_specials(mf_format f, uint64_t *out, size_t max)
 {
     const rv_layout *L = rv_get(f);
     const mf_format_info *fi = mf_format_get(f);
@@ -182,7 +183,7 @@ MF_GEN_FN size_t rv_specials(mf_format f, uint64_t *out, size_t max)
 }
 
 /* Sign-magnitude bit pattern to an ordered integer (adjacent values differ by 1). */
-MF_GEN_FN static int64_t ordered(mf_format f, uint64_t x)
+MF_HD static int64_t ordered(mf_format f, uint64_t x)
 {
     const rv_layout *L = rv_get(f);
     if (L->sign_shift < 0)
@@ -192,7 +193,7 @@ MF_GEN_FN static int64_t ordered(mf_format f, uint64_t x)
     return ((x >> L->sign_shift) & 1) ? -(int64_t)mag : (int64_t)mag;
 }
 
-MF_GEN_FN const char *rv_signature(mf_format fd, uint64_t dev, uint64_t model)
+MF_HD const char *rv_signature(mf_format fd, uint64_t dev, uint64_t model)
 {
     mf_value a = mf_decode(fd, dev), b = mf_decode(fd, model);
     if ((a.cls == MF_CLS_NAN) != (b.cls == MF_CLS_NAN))

@@ -16,8 +16,9 @@
  * The generators are listed once, in generators.def; the mutators once, in
  * mutators.def.  The generation code is pure C11: no I/O, no allocation, no
  * libc beyond string.h and stdint.h (limits.h for INT_MIN), functions
- * marked MF_GEN_FN so that it can later be compiled as CUDA device code.
- * Only gen_mix.c (parsing and formatting --mix) is host-only.
+ * marked MF_HD (mf_portable.h): the same sources compile as CUDA device code
+ * (devices/cuda/model_device.cuh).  Only gen_mix.c (parsing and formatting
+ * --mix) is host-only.
  */
 #ifndef MMAFUZZ_GEN_H
 #define MMAFUZZ_GEN_H
@@ -29,7 +30,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#ifdef __cplusplus
+#if defined(__cplusplus) && !defined(MF_DEVICE_BUILD)
 extern "C" {
 #endif
 
@@ -60,10 +61,12 @@ typedef struct gen_info {
 } gen_info;
 
 /* The generator table (generators.def), indexed by gen_kind. */
+#if MF_TABLE_DECLS
 extern const gen_info gen_table[GEN_COUNT];
+#endif
 
 /* @return the name of generator g ("uniform", ...), or "?". */
-MF_GEN_FN const char *gen_name(gen_kind g);
+MF_HD const char *gen_name(gen_kind g);
 
 /* Relative weights of the generators. */
 typedef struct gen_mix {
@@ -71,7 +74,7 @@ typedef struct gen_mix {
 } gen_mix;
 
 /* The default mix: the table's weights (pool generators only when the pool has cases). */
-MF_GEN_FN void gen_mix_default(gen_mix *m);
+MF_HD void gen_mix_default(gen_mix *m);
 /* Parse "NAME[:WEIGHT],..." (e.g. "uniform:1,special:2,mutate").
  * @return 0, or -1 with a message naming the bad item.  (Host only.) */
 int gen_mix_parse(const char *s, gen_mix *m, char *err, size_t errlen);
@@ -104,18 +107,18 @@ typedef void gen_fn(const gen_ctx *g, size_t slot, gen_rng *r, uint64_t tile);
 
 /* Generate tile number `tile` of the campaign into position `slot` of the
  * batch buffers.  @return the generator used. */
-MF_GEN_FN gen_kind gen_tile(const gen_ctx *g, uint64_t tile, size_t slot);
+MF_HD gen_kind gen_tile(const gen_ctx *g, uint64_t tile, size_t slot);
 
 /* Generate tiles first .. first+ntiles-1 of the campaign `seed` with the
  * default mix (no saved cases) into slots 0 .. ntiles-1: `record`, the
  * device tests and benchmarks.  Tile t is the tile `run` generates as tile
  * t of that seed when its pool is empty. */
-MF_GEN_FN void gen_fill_tiles(const mf_instr *in, int m, int n, int k, uint64_t seed, uint64_t first, size_t ntiles,
+MF_HD void gen_fill_tiles(const mf_instr *in, int m, int n, int k, uint64_t seed, uint64_t first, size_t ntiles,
                               void *A, void *B, void *C, void *SA, void *SB);
 
 /* Put one case at the diagonal position (s, s) of tile `slot`: row s of A
  * and SA, column s of B and SB, C[s][s].  (s < min(M, N).) */
-MF_GEN_FN void gen_put_case(const mf_instr *in, int m, int n, int k, void *A, void *B, void *C, void *SA, void *SB,
+MF_HD void gen_put_case(const mf_instr *in, int m, int n, int k, void *A, void *B, void *C, void *SA, void *SB,
                             size_t slot, int s, const mf_case *cs);
 
 /* ------------------------------------------------------------ mutators */
@@ -135,22 +138,24 @@ typedef struct mut_info {
 } mut_info;
 
 /* The mutator table (mutators.def), indexed by mut_kind. */
+#if MF_TABLE_DECLS
 extern const mut_info mut_table[MUT_COUNT];
+#endif
 
 /* Apply one mutation, drawn by the table's weights, to *cs (every value
  * stays masked to its format).  `other`: another case of the same
  * instruction for splicing, or NULL.  @return the mutation applied. */
-MF_GEN_FN mut_kind gen_mutate_once(const mf_instr *in, gen_rng *r, mf_case *cs, const mf_case *other);
+MF_HD mut_kind gen_mutate_once(const mf_instr *in, gen_rng *r, mf_case *cs, const mf_case *other);
 
 /* Apply 1 to 4 random mutations (gen_mutate_once) to *cs. */
-MF_GEN_FN void gen_mutate(const mf_instr *in, gen_rng *r, mf_case *cs, const mf_case *other);
+MF_HD void gen_mutate(const mf_instr *in, gen_rng *r, mf_case *cs, const mf_case *other);
 
 /* ------------------------------------------------------------ values */
 
 /* A random finite value of format f (random bits, NaN and Inf drawn again). */
-MF_GEN_FN uint64_t gen_random_finite(mf_format f, gen_rng *r);
+MF_HD uint64_t gen_random_finite(mf_format f, gen_rng *r);
 
-#ifdef __cplusplus
+#if defined(__cplusplus) && !defined(MF_DEVICE_BUILD)
 }
 #endif
 #endif

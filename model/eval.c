@@ -4,7 +4,7 @@
  */
 #include "internal.h"
 
-uint64_t mf_eval_trace(const mf_instr *in, const mf_case *cs, const mf_trace *tr)
+MF_HD uint64_t mf_eval_trace(const mf_instr *in, const mf_case *cs, const mf_trace *tr)
 {
     switch (in->family) {
     case MF_T_FDPA:
@@ -30,7 +30,7 @@ uint64_t mf_eval_trace(const mf_instr *in, const mf_case *cs, const mf_trace *tr
 
 /* The hot entry: rows whose chunks are all finite take the specialized T-FDPA
  * path; everything else (and every traced call) takes the general one. */
-uint64_t mf_eval(const mf_instr *in, const mf_case *cs)
+MF_HD uint64_t mf_eval(const mf_instr *in, const mf_case *cs)
 {
     uint64_t d;
     mf_chunk_fn fn = mf_t_fdpa_plan(in);
@@ -43,7 +43,7 @@ uint64_t mf_eval(const mf_instr *in, const mf_case *cs)
     return mf_eval_trace(in, cs, NULL);
 }
 
-int mf_output_equal(const mf_instr *in, uint64_t got, uint64_t expected)
+MF_HD int mf_output_equal(const mf_instr *in, uint64_t got, uint64_t expected)
 {
     const mf_format_info *fi = mf_format_get(in->fd);
     uint64_t mask = fi->bits == 64 ? ~UINT64_C(0) : (UINT64_C(1) << fi->bits) - 1;

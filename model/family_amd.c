@@ -5,14 +5,16 @@
  * family_fma.c.
  */
 #include "internal.h"
-#include "lanes.h"
+#ifndef MF_DEVICE_BUILD
+#include "lanes.h"   /* the vector fast path of FTZ-Mul-Add: host only */
+#endif
 
 #include <string.h>
 
 /* ------------------------------------------------------------ E-FDPA */
 
 /* m * 2^s as 128 bits, 0 <= s < 64, without the general 128-bit shift. */
-static inline mf_u128 shl128(uint64_t m, int s)
+MF_HD static inline mf_u128 shl128(uint64_t m, int s)
 {
     return ((mf_u128)((m >> 1) >> (63 - s)) << 64) | (mf_u128)(m << s);
 }
@@ -29,14 +31,14 @@ typedef struct wide_acc {
     int lo, hi;                /* touched word range */
 } wide_acc;
 
-static inline void acc_init(wide_acc *acc)
+MF_HD static inline void acc_init(wide_acc *acc)
 {
     acc->lo = ACC_WORDS;
     acc->hi = -1;
 }
 
 /* acc += (-1)^neg * mag * 2^exp, where exp >= -ACC_LSB and mag < 2^63. */
-static inline void acc_add(wide_acc *acc, int neg, uint64_t mag, int exp)
+MF_HD static inline void acc_add(wide_acc *acc, int neg, uint64_t mag, int exp)
 {
     int pos = exp + ACC_LSB;
     int wi = pos >> 6, sh = pos & 63;
@@ -74,7 +76,7 @@ static inline void acc_add(wide_acc *acc, int neg, uint64_t mag, int exp)
 }
 
 /* Round the accumulator once to binary32, nearest even.  Exact zero: +0. */
-static uint64_t acc_round_f32(wide_acc *acc)
+MF_HD static uint64_t acc_round_f32(wide_acc *acc)
 {
     if (acc->hi < acc->lo)
         return mf_pack_zero(MF_FMT_F32, 0);
@@ -101,7 +103,7 @@ static uint64_t acc_round_f32(wide_acc *acc)
     int top = acc->hi;
     while (r[top] == 0)
         top--;
-    int msb = top * 64 + 63 - __builtin_clzll(r[top]);  /* bit index */
+    int msb = top * 64 + 63 - mf_clz64(r[top]);  /* bit index */
     int lo = msb - 127;   /* bit index that becomes bit 0 of the 128-bit window */
     mf_u128 m = 0;
     int sticky = 0;
@@ -129,6 +131,15 @@ typedef struct ef_term {
     uint64_t m;
 } ef_term;
 
+MF_HD static inline ef_term ef_make(int neg, int q, uint64_t m)
+{
+    ef_term t;
+    t.neg = neg;
+    t.q = q;
+    t.m = m;
+    return t;
+}
+
 /* One E-FDPA chunk without NaN/Inf products, any input format (bf16's
  * products can lie 500 bits apart): the nonzero products and c are exact
  * terms m * 2^q with m < 2^24.  Ordered by q, they form clusters wherever
@@ -142,7 +153,7 @@ typedef struct ef_term {
  * result's rounding position; a zero cluster leaves the sum alone.
  * @return 0 when that applies, else -1 (the wide accumulator of the general
  * path is needed). */
-static int e_fdpa_chunk_clusters(const mf_instr *in, const mf_case *cs, int k0, int fr, uint32_t c, uint64_t *d)
+MF_HD static int e_fdpa_chunk_clusters(const mf_instr *in, const mf_case *cs, int k0, int fr, uint32_t c, uint64_t *d)
 {
     ef_term t[MF_KMAX + 1];
     int n = 0, special = 0;
@@ -152,7 +163,7 @@ static int e_fdpa_chunk_clusters(const mf_instr *in, const mf_case *cs, int k0, 
         const mf_value va = bf16 ? mf_decode_ieee(cs->a[k] & 0xFFFF, 8, 7, 127, 1) : mf_decode_fast(in->fa, cs->a[k]),
                        vb = bf16 ? mf_decode_ieee(cs->b[k] & 0xFFFF, 8, 7, 127, 1) : mf_decode_fast(in->fb, cs->b[k]);
         special |= va.cls >= MF_CLS_INF || vb.cls >= MF_CLS_INF;
-        t[n] = (ef_term){va.sign ^ vb.sign, va.exp + vb.exp - fr, va.sig * vb.sig};
+        t[n] = ef_make(va.sign ^ vb.sign, va.exp + vb.exp - fr, va.sig * vb.sig);
         n += t[n].m != 0;
     }
     if (special)
@@ -162,7 +173,7 @@ static int e_fdpa_chunk_clusters(const mf_instr *in, const mf_case *cs, int k0, 
         *d = vc.cls == MF_CLS_NAN ? mf_canonical_nan(MF_FMT_F32) : c;
         return 0;
     }
-    t[n] = (ef_term){vc.sign, vc.exp - 23, vc.sig};
+    t[n] = ef_make(vc.sign, vc.exp - 23, vc.sig);
     n += t[n].m != 0;
     if (n == 0) {
         *d = 0;   /* every term zero: +0 */
@@ -241,13 +252,12 @@ static int e_fdpa_chunk_clusters(const mf_instr *in, const mf_case *cs, int k0, 
  *   shifted by under 24, or below 2^26 shifted by at most 101, stays below
  *   2^127).
  * @return 0, or -1 for NaN/Inf. */
-static int e_fdpa_chunk_f16(const mf_case *cs, int k0, int L, uint32_t c, uint64_t *d)
+MF_HD static int e_fdpa_chunk_f16(const mf_case *cs, int k0, int L, uint32_t c, uint64_t *d)
 {
-    const uint32_t *tab = mf_dec_tab[MF_FMT_F16];
     __int128 P = 0;
     uint32_t special = 0;
     for (int k = k0; k < k0 + L; k++) {
-        const uint32_t wa = tab[cs->a[k] & 0xFFFF], wb = tab[cs->b[k] & 0xFFFF];
+        const uint32_t wa = mf_dec_word(MF_FMT_F16, cs->a[k]), wb = mf_dec_word(MF_FMT_F16, cs->b[k]);
         special |= wa | wb;
         const uint64_t m = (uint64_t)(wa & 0xFFFF) * (wb & 0xFFFF);
         const int s = (int)((wa >> 16) & 0x3FF) + (int)((wb >> 16) & 0x3FF) - 1024 - 20 + 48;   /* 0..58 */
@@ -291,7 +301,7 @@ static int e_fdpa_chunk_f16(const mf_case *cs, int k0, int L, uint32_t c, uint64
     return 0;
 }
 
-uint64_t mf_eval_e_fdpa(const mf_instr *in, const mf_case *cs, const mf_trace *tr)
+MF_HD uint64_t mf_eval_e_fdpa(const mf_instr *in, const mf_case *cs, const mf_trace *tr)
 {
     const int fr = mf_format_get(in->fa)->frac_bits + mf_format_get(in->fb)->frac_bits;
     const int f16 = in->fa == MF_FMT_F16 && in->fb == MF_FMT_F16 && in->L <= 16;
@@ -352,12 +362,12 @@ uint64_t mf_eval_e_fdpa(const mf_instr *in, const mf_case *cs, const mf_trace *t
 /* ------------------------------------------------------- FTZ-Mul-Add */
 
 /* A binary32 subnormal becomes a zero of the same sign. */
-static inline uint64_t flush_keep_sign(uint64_t x)
+MF_HD static inline uint64_t flush_keep_sign(uint64_t x)
 {
     return ((x & 0x7F800000u) == 0) ? (x & 0x80000000u) : x;
 }
 
-static inline uint64_t ftz_mul(mf_format f, uint64_t x, uint64_t y)
+MF_HD static inline uint64_t ftz_mul(mf_format f, uint64_t x, uint64_t y)
 {
     const int frac_bits = f == MF_FMT_F16 ? 10 : 7;  /* f16 or bf16 */
     mf_value vx = mf_decode_fast(f, x), vy = mf_decode_fast(f, y);
@@ -382,7 +392,7 @@ static inline uint64_t ftz_mul(mf_format f, uint64_t x, uint64_t y)
     return flush_keep_sign(p);
 }
 
-static inline uint64_t ftz_add(uint64_t x, uint64_t y)
+MF_HD static inline uint64_t ftz_add(uint64_t x, uint64_t y)
 {
     return flush_keep_sign(mf_f32_add((uint32_t)x, (uint32_t)y));
 }
@@ -391,7 +401,7 @@ static inline uint64_t ftz_add(uint64_t x, uint64_t y)
  * subnormal: every input and result is flushed).  Two normals are added
  * with 32 guard bits and a sticky bit, rounded to nearest even; a result
  * below 2^-126 is exact (both are multiples of 2^-149) and flushed. */
-static inline uint32_t ftz_add_fast(uint32_t x, uint32_t y)
+MF_HD static inline uint32_t ftz_add_fast(uint32_t x, uint32_t y)
 {
     uint32_t ex = (x >> 23) & 0xFF, ey = (y >> 23) & 0xFF;
     if (ex == 0xFF || ey == 0xFF)
@@ -415,7 +425,7 @@ static inline uint32_t ftz_add_fast(uint32_t x, uint32_t y)
     if (!m)
         return 0;   /* exact cancellation: +0 */
     const uint32_t s = x & 0x80000000u;
-    const int lead = 63 - __builtin_clzll(m);   /* 56 after a carry, 55 or less after a cancellation */
+    const int lead = 63 - mf_clz64(m);   /* 56 after a carry, 55 or less after a cancellation */
     int e = (int)ex + lead - 55;                /* biased */
     if (e <= 0)
         return s;
@@ -436,6 +446,7 @@ static inline uint32_t ftz_add_fast(uint32_t x, uint32_t y)
     return s | (uint32_t)e << 23 | ((uint32_t)sig & 0x7FFFFFu);
 }
 
+#ifndef MF_DEVICE_BUILD  /* the vector-extension fast path: host only */
 /* Eight products of f16 or bf16 inputs given as decode-table words (no
  * NaN/Inf), fr fraction bits.  The exact product has at most 22 significant
  * bits, so binary32 holds it exactly unless its exponent leaves the normal
@@ -531,12 +542,17 @@ MULTI_ISA static int ftz_mul_add_lanes(const mf_instr *in, const mf_case *cs, ui
 {
     return ftz_mul_add_lanes_body(in, cs, d);
 }
+#endif
 
-uint64_t mf_eval_ftz_mul_add(const mf_instr *in, const mf_case *cs, const mf_trace *tr)
+MF_HD uint64_t mf_eval_ftz_mul_add(const mf_instr *in, const mf_case *cs, const mf_trace *tr)
 {
+#ifndef MF_DEVICE_BUILD
     uint64_t fast;
     if (!tr && ftz_mul_add_lanes(in, cs, &fast) == 0)
         return fast;
+#else
+    (void)tr;   /* device code: no vector path, no tracing */
+#endif
     const int P = in->x;
     uint64_t p[MF_KMAX];
     for (int k = 0; k < in->k; k++)
@@ -560,7 +576,7 @@ uint64_t mf_eval_ftz_mul_add(const mf_instr *in, const mf_case *cs, const mf_tra
 
 /* Truncated fused sum of products with F fraction bits (no c).  Zero
  * products take exponent -999.  Returns S (units 2^-F at 2^e_dot). */
-static int64_t tr_fused_products(const int *neg, const uint64_t *sig, const int *e, int n, int fr, int F,
+MF_HD static int64_t tr_fused_products(const int *neg, const uint64_t *sig, const int *e, int n, int fr, int F,
                                  int *e_dot)
 {
     int em = e[0];
@@ -578,7 +594,7 @@ static int64_t tr_fused_products(const int *neg, const uint64_t *sig, const int 
 }
 
 /* floor(x * 2^sh) for signed x */
-static inline int64_t floor_shift(int64_t x, int sh)
+MF_HD static inline int64_t floor_shift(int64_t x, int sh)
 {
     if (sh >= 0)
         return x * ((int64_t)1 << sh);
@@ -598,7 +614,7 @@ enum { TR_PINF = 2, TR_NINF = 3, TR_NAN = 4 };
  * operand is NaN/Inf (the general path handles those), TR_PINF, TR_NINF or
  * TR_NAN when products reach 2^128 (Inf, step 1), else 0 with S_dot (units
  * 2^-F at 2^e_dot) and e_dot. */
-static inline __attribute__((always_inline)) void tr_dec(mf_format f, uint64_t x, uint32_t *sig, int32_t *exp,
+MF_HD static inline __attribute__((always_inline)) void tr_dec(mf_format f, uint64_t x, uint32_t *sig, int32_t *exp,
                                                          uint32_t *sign, uint32_t *special)
 {
     if (f == MF_FMT_TF32) {
@@ -609,14 +625,14 @@ static inline __attribute__((always_inline)) void tr_dec(mf_format f, uint64_t x
         *special |= e == 0xFF;
         return;
     }
-    uint32_t w = mf_dec_tab[f][x & mf_dec_mask[f]];
+    uint32_t w = mf_dec_word(f, x);
     *sig = w & 0xFFFF;
     *exp = (int32_t)((w >> 16) & 0x3FF) - 512;
     *sign = (w >> 28) & 1;
     *special |= ((w >> 26) & 3) >= MF_CLS_INF;
 }
 
-static inline __attribute__((always_inline)) int tr_products_core(mf_format fa, mf_format fb, int fr, int grouped,
+MF_HD static inline __attribute__((always_inline)) int tr_products_core(mf_format fa, mf_format fb, int fr, int grouped,
                                                                   const uint64_t *a, const uint64_t *b, int L,
                                                                   int F, int64_t *S_dot, int *e_dot)
 {
@@ -673,7 +689,7 @@ static inline __attribute__((always_inline)) int tr_products_core(mf_format fa, 
 }
 
 #define TR_PAIR(NAME, FA, FB, FR, G)                                                                         \
-    static int NAME(const uint64_t *a, const uint64_t *b, int L, int F, int64_t *S_dot, int *e_dot)          \
+    MF_HD static int NAME(const uint64_t *a, const uint64_t *b, int L, int F, int64_t *S_dot, int *e_dot)          \
     {                                                                                                        \
         switch (L) { /* constant chunk lengths unroll */                                                    \
         case 16: return tr_products_core(FA, FB, FR, G, a, b, 16, F, S_dot, e_dot);                          \
@@ -692,7 +708,7 @@ TR_PAIR(gtr_bf8_bf8, MF_FMT_E5M2FNUZ, MF_FMT_E5M2FNUZ, 4, 1)
 
 typedef int (*tr_fast_fn)(const uint64_t *, const uint64_t *, int, int, int64_t *, int *);
 
-static tr_fast_fn tr_fast_for(const mf_instr *in)
+MF_HD static tr_fast_fn tr_fast_for(const mf_instr *in)
 {
     if (in->F != 24 || in->L > 16)
         return NULL;
@@ -708,7 +724,7 @@ static tr_fast_fn tr_fast_for(const mf_instr *in)
     }
 }
 
-uint64_t mf_eval_tr_fdpa(const mf_instr *in, const mf_case *cs, const mf_trace *tr)
+MF_HD uint64_t mf_eval_tr_fdpa(const mf_instr *in, const mf_case *cs, const mf_trace *tr)
 {
     const int F = in->F, F2 = in->x;
     const int fr = mf_format_get(in->fa)->frac_bits + mf_format_get(in->fb)->frac_bits;
@@ -731,7 +747,8 @@ uint64_t mf_eval_tr_fdpa(const mf_instr *in, const mf_case *cs, const mf_trace *
                 goto combine;
             }
         }
-        int nan = 0, pinf = 0, ninf = 0;
+        int nan, pinf, ninf;   /* not initialized in the declaration: `goto combine` jumps past it (C++) */
+        nan = pinf = ninf = 0;
         int neg[MF_KMAX], e[MF_KMAX];
         uint64_t sig[MF_KMAX];
         for (int i = 0; i < L; i++) {

@@ -7,7 +7,7 @@
 
 /* IEEE fma(a, b, c) in binary64 (ebits 11, fbits 52) or binary32 (8, 23),
  * round to nearest even, in integers. */
-static inline uint64_t ieee_fma(uint64_t a, uint64_t b, uint64_t c, const int ebits, const int fbits)
+MF_HD static inline uint64_t ieee_fma(uint64_t a, uint64_t b, uint64_t c, const int ebits, const int fbits)
 {
     const mf_format f = fbits == 52 ? MF_FMT_F64 : MF_FMT_F32;
     const uint64_t emask = (UINT64_C(1) << ebits) - 1, fmask = (UINT64_C(1) << fbits) - 1;
@@ -64,7 +64,7 @@ static inline uint64_t ieee_fma(uint64_t a, uint64_t b, uint64_t c, const int eb
  * results that are subnormal: ieee_fma handles those. */
 
 /* binary32: terms in 64 bits with their leading bit at bit 61. */
-static inline int fma_f32_fast(uint32_t a, uint32_t b, uint32_t c, uint64_t *d)
+MF_HD static inline int fma_f32_fast(uint32_t a, uint32_t b, uint32_t c, uint64_t *d)
 {
     uint32_t ea = (a >> 23) & 0xFF, eb = (b >> 23) & 0xFF, ec = (c >> 23) & 0xFF;
     /* NaN/Inf (0xFF) and zero/subnormal (0) operands: general path */
@@ -94,7 +94,7 @@ static inline int fma_f32_fast(uint32_t a, uint32_t b, uint32_t c, uint64_t *d)
         *d = 0;                                      /* exact cancellation: +0 */
         return 0;
     }
-    int lz = __builtin_clzll(m);                     /* 1 (carry) or more */
+    int lz = mf_clz64(m);                     /* 1 (carry) or more */
     int e = tx + 2 - lz;                             /* exponent of the sum's leading bit */
     if (e < -126)
         return 1;                                    /* subnormal result */
@@ -111,7 +111,7 @@ static inline int fma_f32_fast(uint32_t a, uint32_t b, uint32_t c, uint64_t *d)
 }
 
 /* binary64: terms in 128 bits with their leading bit at bit 125. */
-static inline int fma_f64_fast(uint64_t a, uint64_t b, uint64_t c, uint64_t *d)
+MF_HD static inline int fma_f64_fast(uint64_t a, uint64_t b, uint64_t c, uint64_t *d)
 {
     const uint64_t fmask = (UINT64_C(1) << 52) - 1, hidden = UINT64_C(1) << 52;
     uint32_t ea = (a >> 52) & 0x7FF, eb = (b >> 52) & 0x7FF, ec = (c >> 52) & 0x7FF;
@@ -141,7 +141,7 @@ static inline int fma_f64_fast(uint64_t a, uint64_t b, uint64_t c, uint64_t *d)
         return 0;
     }
     uint64_t hi = (uint64_t)(m >> 64);
-    int lz = hi ? __builtin_clzll(hi) : 64 + __builtin_clzll((uint64_t)m);
+    int lz = hi ? mf_clz64(hi) : 64 + mf_clz64((uint64_t)m);
     int e = tx + 2 - lz;
     if (e < -1022)
         return 1;  /* subnormal result */
@@ -159,13 +159,13 @@ static inline int fma_f64_fast(uint64_t a, uint64_t b, uint64_t c, uint64_t *d)
 /* Once c is NaN every later step gives the canonical NaN, and once it is
  * Inf a finite product leaves it unchanged: only Inf/NaN operands then need
  * the general path.  @return 1 when a or b (fields ebits/fbits) is Inf/NaN. */
-static inline int inf_nan_operand(uint64_t a, uint64_t b, const int ebits, const int fbits)
+MF_HD static inline int inf_nan_operand(uint64_t a, uint64_t b, const int ebits, const int fbits)
 {
     const uint64_t emask = (UINT64_C(1) << ebits) - 1;
     return ((a >> fbits) & emask) == emask || ((b >> fbits) & emask) == emask;
 }
 
-uint64_t mf_eval_fma_chain(const mf_instr *in, const mf_case *cs, const mf_trace *tr)
+MF_HD uint64_t mf_eval_fma_chain(const mf_instr *in, const mf_case *cs, const mf_trace *tr)
 {
     uint64_t c = cs->c;
     const int w = mf_format_get(in->fd)->hex_width;

@@ -9,7 +9,7 @@
 #define MAX_TERMS (MF_KMAX + 1)
 
 /* Step 6: the sum (below 2^64) converted with rho into the output format. */
-static uint64_t finish_rho(mf_format fd, mf_rho rho, int sign, uint64_t mag, int exp)
+MF_HD static uint64_t finish_rho(mf_format fd, mf_rho rho, int sign, uint64_t mag, int exp)
 {
     switch (rho) {
     case MF_RZ_FP32: return mf_round64(sign, mag, exp, 23, 23, 8, MF_RM_RZ);
@@ -30,7 +30,7 @@ typedef struct fused_sum {
     uint8_t neg[MAX_TERMS];
 } fused_sum;
 
-static inline void add_special(fused_sum *fs, int sign)
+MF_HD static inline void add_special(fused_sum *fs, int sign)
 {
     if (sign)
         fs->ninf = 1;
@@ -38,7 +38,7 @@ static inline void add_special(fused_sum *fs, int sign)
         fs->pinf = 1;
 }
 
-static inline void add_term(fused_sum *fs, int neg, uint64_t sig, int exp, int fr)
+MF_HD static inline void add_term(fused_sum *fs, int neg, uint64_t sig, int exp, int fr)
 {
     int i = fs->n++;
     fs->sig[i] = sig;
@@ -48,7 +48,7 @@ static inline void add_term(fused_sum *fs, int neg, uint64_t sig, int exp, int f
 }
 
 /* Add the accumulator c (format fc) as a term; a zero c takes e_zero. */
-static void add_c(fused_sum *fs, mf_format fc, uint64_t c, int e_zero)
+MF_HD static void add_c(fused_sum *fs, mf_format fc, uint64_t c, int e_zero)
 {
     mf_value v = mf_decode_fast(fc, c);
     int fr = mf_format_get(fc)->frac_bits;
@@ -62,7 +62,7 @@ static void add_c(fused_sum *fs, mf_format fc, uint64_t c, int e_zero)
 
 /* Steps 4-6 of T-FDPA: align every term to e_max, truncate toward zero to
  * F fraction bits, sum exactly, convert with rho.  Specials (step 1) first. */
-static uint64_t finish_fused(const fused_sum *fs, int F, mf_format fd, mf_rho rho, int zero_plus,
+MF_HD static uint64_t finish_fused(const fused_sum *fs, int F, mf_format fd, mf_rho rho, int zero_plus,
                              const mf_trace *tr)
 {
     if (fs->nan || (fs->pinf && fs->ninf)) {
@@ -108,7 +108,7 @@ static uint64_t finish_fused(const fused_sum *fs, int F, mf_format fd, mf_rho rh
 
 /* One chunk of T-FDPA / ST-FDPA: products a[0..L-1]*b[0..L-1] (each adding
  * the scale exponents e_sab when block-scaled) plus c of format fc. */
-static uint64_t t_fdpa_chunk(const mf_instr *in, mf_format fc, uint64_t c, const uint64_t *a,
+MF_HD static uint64_t t_fdpa_chunk(const mf_instr *in, mf_format fc, uint64_t c, const uint64_t *a,
                              const uint64_t *b, int L, int scale_nan, int e_sab, const mf_trace *tr)
 {
     uint64_t d;
@@ -140,7 +140,7 @@ static uint64_t t_fdpa_chunk(const mf_instr *in, mf_format fc, uint64_t c, const
     return finish_fused(&fs, in->F, in->fd, in->rho, in->zero_plus, tr);
 }
 
-uint64_t mf_eval_t_fdpa(const mf_instr *in, const mf_case *cs, const mf_trace *tr)
+MF_HD uint64_t mf_eval_t_fdpa(const mf_instr *in, const mf_case *cs, const mf_trace *tr)
 {
     uint64_t c = cs->c;
     mf_format fc = in->fc;
@@ -162,22 +162,39 @@ uint64_t mf_eval_t_fdpa(const mf_instr *in, const mf_case *cs, const mf_trace *t
     return c;
 }
 
-/* e2m1 x e2m1 products, signed, in units of 2^-2: index (a << 4) | b. */
+/* The product of e2m1 values a and b (4-bit patterns), signed, in units of 2^-2. */
+MF_HD static inline int e2m1_product_of(uint32_t a, uint32_t b)
+{
+    mf_value va = mf_decode(MF_FMT_E2M1, a), vb = mf_decode(MF_FMT_E2M1, b);
+    int p = (int)((va.sig * vb.sig) << (va.exp + vb.exp));   /* e2m1: emin 0, one fraction bit */
+    return (va.sign ^ vb.sign) ? -p : p;
+}
+
+#ifndef MF_DEVICE_BUILD
+/* e2m1 x e2m1 products (e2m1_product_of), index (a << 4) | b: host only. */
 static int16_t e2m1_products[256];
 
 __attribute__((constructor)) static void build_e2m1_products(void)
 {
     for (uint32_t a = 0; a < 16; a++)
-        for (uint32_t b = 0; b < 16; b++) {
-            mf_value va = mf_decode(MF_FMT_E2M1, a), vb = mf_decode(MF_FMT_E2M1, b);
-            int p = (int)((va.sig * vb.sig) << (va.exp + vb.exp));   /* e2m1: emin 0, one fraction bit */
-            e2m1_products[a << 4 | b] = (int16_t)((va.sign ^ vb.sign) ? -p : p);
-        }
+        for (uint32_t b = 0; b < 16; b++)
+            e2m1_products[a << 4 | b] = (int16_t)e2m1_product_of(a, b);
+}
+#endif
+
+/* e2m1_product_of(a, b): from the table on the host, worked out in device code. */
+MF_HD static inline int e2m1_product(uint32_t a, uint32_t b)
+{
+#ifdef MF_DEVICE_BUILD
+    return e2m1_product_of(a, b);
+#else
+    return e2m1_products[a << 4 | b];
+#endif
 }
 
 /* GST-FDPA with e2m1 inputs, untraced: the group sums from the product
  * table, then finish_fused.  @return 0 when it applies (no NaN scale). */
-static int gst_fdpa_fast(const mf_instr *in, const mf_case *cs, uint64_t *d)
+MF_HD static int gst_fdpa_fast(const mf_instr *in, const mf_case *cs, uint64_t *d)
 {
     if (in->fa != MF_FMT_E2M1 || in->fb != MF_FMT_E2M1 || in->L != in->k)
         return -1;
@@ -188,7 +205,7 @@ static int gst_fdpa_fast(const mf_instr *in, const mf_case *cs, uint64_t *d)
     for (int g0 = 0; g0 < in->k; g0 += G) {
         int P = 0, nonzero = 0;
         for (int k = g0; k < g0 + G; k++) {
-            const int p = e2m1_products[(cs->a[k] & 15) << 4 | (cs->b[k] & 15)];
+            const int p = e2m1_product((uint32_t)(cs->a[k] & 15), (uint32_t)(cs->b[k] & 15));
             P += p;
             nonzero |= p;
         }
@@ -209,7 +226,7 @@ static int gst_fdpa_fast(const mf_instr *in, const mf_case *cs, uint64_t *d)
 /* GST-FDPA: products of e2m1 summed exactly in groups of G, each group sum
  * scaled by its block's scales, then a truncated fused sum of the group
  * terms and c. */
-uint64_t mf_eval_gst_fdpa(const mf_instr *in, const mf_case *cs, const mf_trace *tr)
+MF_HD uint64_t mf_eval_gst_fdpa(const mf_instr *in, const mf_case *cs, const mf_trace *tr)
 {
     uint64_t fast;
     if (!tr && gst_fdpa_fast(in, cs, &fast) == 0)
@@ -263,33 +280,49 @@ uint64_t mf_eval_gst_fdpa(const mf_instr *in, const mf_case *cs, const mf_trace 
  * (for K=32: k = 0,1,4,5,...,29, then k = 2,3,6,7,...,31), then adds c with
  * an ordinary IEEE addition in D's format.  K=16 is modelled the same way,
  * as two HMMA.1688 steps over the same split of k. */
-/* e4m3 and e5m2 to f16: exact (every value is an f16 value); NaN -> 0x7FFF. */
+/* e4m3 or e5m2 (f) byte x to f16: exact (every value is an f16 value); NaN -> 0x7FFF. */
+MF_HD static uint16_t fp8_f16_of(mf_format f, uint32_t x)
+{
+    mf_value v = mf_decode(f, x);
+    int fr = mf_format_get(f)->frac_bits;
+    uint64_t h;
+    if (v.cls == MF_CLS_NAN)
+        h = 0x7FFF;
+    else if (v.cls == MF_CLS_INF)
+        h = mf_pack_inf(MF_FMT_F16, v.sign);
+    else
+        h = mf_round_pack(MF_FMT_F16, v.sign, v.sig, v.exp - fr, 10, MF_RM_RNE);
+    return (uint16_t)h;
+}
+
+#ifndef MF_DEVICE_BUILD
+/* fp8_f16_of of every byte, e4m3 then e5m2: host only. */
 static uint16_t fp8_f16[2][256];
 
 __attribute__((constructor)) static void build_fp8_tables(void)
 {
     const mf_format fmts[2] = {MF_FMT_E4M3, MF_FMT_E5M2};
     for (int i = 0; i < 2; i++)
-        for (uint32_t x = 0; x < 256; x++) {
-            mf_value v = mf_decode(fmts[i], x);
-            int fr = mf_format_get(fmts[i])->frac_bits;
-            uint64_t h;
-            if (v.cls == MF_CLS_NAN)
-                h = 0x7FFF;
-            else if (v.cls == MF_CLS_INF)
-                h = mf_pack_inf(MF_FMT_F16, v.sign);
-            else
-                h = mf_round_pack(MF_FMT_F16, v.sign, v.sig, v.exp - fr, 10, MF_RM_RNE);
-            fp8_f16[i][x] = (uint16_t)h;
-        }
+        for (uint32_t x = 0; x < 256; x++)
+            fp8_f16[i][x] = fp8_f16_of(fmts[i], x);
 }
 
 const uint16_t *mf_fp8_f16_table(mf_format f)
 {
     return fp8_f16[f == MF_FMT_E5M2];
 }
+#endif
 
-uint64_t mf_eval_f16_emu(const mf_instr *in, const mf_case *cs, const mf_trace *tr)
+MF_HD uint16_t mf_fp8_f16(mf_format f, uint64_t x)
+{
+#ifdef MF_DEVICE_BUILD
+    return fp8_f16_of(f, (uint32_t)(x & 0xFF));
+#else
+    return fp8_f16[f == MF_FMT_E5M2][x & 0xFF];
+#endif
+}
+
+MF_HD uint64_t mf_eval_f16_emu(const mf_instr *in, const mf_case *cs, const mf_trace *tr)
 {
     mf_instr h = *in;               /* the HMMA.16816 step: f16 x f16 */
     h.fa = h.fb = MF_FMT_F16;
@@ -301,14 +334,22 @@ uint64_t mf_eval_f16_emu(const mf_instr *in, const mf_case *cs, const mf_trace *
      * f16 register unpacks two adjacent fp8 bytes (F2FP.F16.*.UNPACK_B of the
      * low half, then of .H1).  The inputs go straight to their pass
      * (mf_f16_emu_pos). */
-    const uint16_t *ta = mf_fp8_f16_table(in->fa), *tb = mf_fp8_f16_table(in->fb);
     const int half = in->k / 2;
     uint64_t a16[MF_KMAX], b16[MF_KMAX];
+#ifndef MF_DEVICE_BUILD
+    const uint16_t *ta = mf_fp8_f16_table(in->fa), *tb = mf_fp8_f16_table(in->fb);
     for (int k = 0; k < in->k; k++) {
         const int pos = mf_f16_emu_pos(k, half);
         a16[pos] = ta[cs->a[k] & 0xFF];
         b16[pos] = tb[cs->b[k] & 0xFF];
     }
+#else
+    for (int k = 0; k < in->k; k++) {
+        const int pos = mf_f16_emu_pos(k, half);
+        a16[pos] = mf_fp8_f16(in->fa, cs->a[k]);
+        b16[pos] = mf_fp8_f16(in->fb, cs->b[k]);
+    }
+#endif
     uint64_t acc = mf_pack_zero(in->fd, 0);
     for (int pass = 0; pass < 2; pass++) {
         MF_TRACE(tr, "HMMA.168%d pass %d over k = %d,%d,%d,%d,...", half, pass, 2 * pass, 2 * pass + 1,

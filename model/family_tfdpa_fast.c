@@ -9,12 +9,16 @@
  * path.  tests/model checks both paths against the same recorded vectors.
  */
 #include "internal.h"
+#ifndef MF_DEVICE_BUILD
 #include "lanes.h"
+#else
+#define MULTI_ISA   /* one build in device code */
+#endif
 
 /* Decode a finite-or-special value of an input format.  *sig gets the
  * significand (hidden bit included, 0 for zero), *exp the exponent, and the
  * return value is nonzero for NaN or Inf.  Constant-folded per format. */
-static inline __attribute__((always_inline)) int dec_in(mf_format f, uint64_t x, uint32_t *sig, int *exp,
+MF_HD static inline __attribute__((always_inline)) int dec_in(mf_format f, uint64_t x, uint32_t *sig, int *exp,
                                                         uint32_t *sign)
 {
     int ebits, fbits, bias, inf_nan;
@@ -42,7 +46,7 @@ static inline __attribute__((always_inline)) int dec_in(mf_format f, uint64_t x,
     return 0;
 }
 
-static inline __attribute__((always_inline)) int frac_bits_of(mf_format f)
+MF_HD static inline __attribute__((always_inline)) int frac_bits_of(mf_format f)
 {
     switch (f) {
     case MF_FMT_TF32: case MF_FMT_F16: return 10;
@@ -54,7 +58,7 @@ static inline __attribute__((always_inline)) int frac_bits_of(mf_format f)
 }
 
 /* Class of an input value (MF_CLS_*) for the special-value step; sign in *sign. */
-static inline __attribute__((always_inline)) int cls_in(mf_format f, uint64_t x, uint32_t *sign)
+MF_HD static inline __attribute__((always_inline)) int cls_in(mf_format f, uint64_t x, uint32_t *sign)
 {
     uint32_t sig, g;
     int exp;
@@ -70,7 +74,7 @@ static inline __attribute__((always_inline)) int cls_in(mf_format f, uint64_t x,
 
 /* T-FDPA step 1 for a chunk that holds a NaN or an Inf (inputs or c):
  * any NaN or 0*Inf gives NaN, +Inf with -Inf gives NaN, else that Inf. */
-static inline __attribute__((always_inline)) uint64_t special_result(mf_format fa, mf_format fb, mf_format fc,
+MF_HD static inline __attribute__((always_inline)) uint64_t special_result(mf_format fa, mf_format fb, mf_format fc,
                                                                      uint64_t c, const uint64_t *a,
                                                                      const uint64_t *b, int L)
 {
@@ -108,7 +112,7 @@ static inline __attribute__((always_inline)) uint64_t special_result(mf_format f
 
 /* Convert S * 2^q (S signed) with rho, in 64 bits (mf_round64); a sum that
  * rounds to zero is +0 where the hardware says so (zero_plus, instr_table.c). */
-static inline __attribute__((always_inline)) uint64_t round_fast(int64_t S, int q, mf_rho rho, int zero_plus)
+MF_HD static inline __attribute__((always_inline)) uint64_t round_fast(int64_t S, int q, mf_rho rho, int zero_plus)
 {
     int sign = S < 0;
     uint64_t mag = sign ? (uint64_t)0 - (uint64_t)S : (uint64_t)S;
@@ -124,7 +128,7 @@ static inline __attribute__((always_inline)) uint64_t round_fast(int64_t S, int 
  * Every aligned term fits in 32 bits: a product significand has
  * 2*(fbits+1) bits and fr = 2*fbits fraction bits, so shifted to F fraction
  * bits it is below 2^(F+2); the fast path requires fr <= F <= 29. */
-static inline __attribute__((always_inline)) int chunk_core(const mf_instr *in, mf_format fa, mf_format fb,
+MF_HD static inline __attribute__((always_inline)) int chunk_core(const mf_instr *in, mf_format fa, mf_format fb,
                                                             mf_format fc, uint64_t c, const uint64_t *a,
                                                             const uint64_t *b, int L, int e_sab, uint64_t *d)
 {
@@ -202,10 +206,19 @@ static inline __attribute__((always_inline)) int chunk_core(const mf_instr *in, 
 #define FAST_FORMATS(X) X(TF32) X(F16) X(BF16) X(E5M2) X(E4M3) X(E3M2) X(E2M3) X(E2M1)
 
 /* One function per (A, B) format pair. */
+/* Device code unrolls the constant chunk lengths of same-format pairs only:
+ * unrolling all 64 pairs makes the device build take minutes. */
+#ifdef MF_DEVICE_BUILD
+#define UNROLL_PAIR(A, B) (MF_FMT_##A == MF_FMT_##B)
+#else
+#define UNROLL_PAIR(A, B) 1
+#endif
 #define PAIR_FN(A, B)                                                                                        \
-    MULTI_ISA static int chunk_##A##_##B(const mf_instr *in, mf_format fc, uint64_t c, const uint64_t *a,              \
+    MULTI_ISA MF_HD static int chunk_##A##_##B(const mf_instr *in, mf_format fc, uint64_t c, const uint64_t *a,              \
                                const uint64_t *b, int L, int e_sab, uint64_t *d)                             \
     {                                                                                                        \
+        if (!UNROLL_PAIR(A, B))                                                                              \
+            return chunk_core(in, MF_FMT_##A, MF_FMT_##B, fc, c, a, b, L, e_sab, d);                         \
         switch (L) { /* constant chunk lengths unroll fully */                                              \
         case 16: return chunk_core(in, MF_FMT_##A, MF_FMT_##B, fc, c, a, b, 16, e_sab, d);                   \
         case 8: return chunk_core(in, MF_FMT_##A, MF_FMT_##B, fc, c, a, b, 8, e_sab, d);                     \
@@ -221,36 +234,59 @@ FAST_FORMATS(DEFINE_ROW)
 
 typedef mf_chunk_fn chunk_fn;
 
+#ifndef MF_DEVICE_BUILD
 #define ENTRY(A, B) [MF_FMT_##A][MF_FMT_##B] = chunk_##A##_##B,
 #define ENTRIES_B(A) ENTRY(A, TF32) ENTRY(A, F16) ENTRY(A, BF16) ENTRY(A, E5M2) ENTRY(A, E4M3) ENTRY(A, E3M2) \
     ENTRY(A, E2M3) ENTRY(A, E2M1)
 static const chunk_fn chunk_table[MF_FMT_COUNT][MF_FMT_COUNT] = {FAST_FORMATS(ENTRIES_B)};
+#define CHUNK_FN(fa, fb) chunk_table[fa][fb]
+#else
+/* Device code: the same functions chosen by a switch (C++ has no array
+ * designators, and the table would have to live in device memory). */
+#define CHUNK_CASE(A, B) case MF_FMT_##B: return chunk_##A##_##B;
+#define CHUNK_CASES_A(A)                                                                                     \
+    case MF_FMT_##A:                                                                                         \
+        switch (fb) {                                                                                        \
+            CHUNK_CASE(A, TF32) CHUNK_CASE(A, F16) CHUNK_CASE(A, BF16) CHUNK_CASE(A, E5M2) CHUNK_CASE(A, E4M3) \
+            CHUNK_CASE(A, E3M2) CHUNK_CASE(A, E2M3) CHUNK_CASE(A, E2M1)                                      \
+        default: return NULL;                                                                                \
+        }
+MF_HD static chunk_fn chunk_for(mf_format fa, mf_format fb)
+{
+    switch (fa) {
+        FAST_FORMATS(CHUNK_CASES_A)
+    default: return NULL;
+    }
+}
+#define CHUNK_FN(fa, fb) chunk_for(fa, fb)
+#endif
 
-static inline int fast_ok(const mf_instr *in, mf_format fc)
+MF_HD static inline int fast_ok(const mf_instr *in, mf_format fc)
 {
     /* the specialized pairs are the non-NULL entries of chunk_table */
     int fr = mf_format_get(in->fa)->frac_bits + mf_format_get(in->fb)->frac_bits;
-    return chunk_table[in->fa][in->fb] && in->F >= fr && in->F <= 29 &&
+    return CHUNK_FN(in->fa, in->fb) && in->F >= fr && in->F <= 29 &&
            (fc == MF_FMT_F32 || fc == MF_FMT_F16) &&
            (in->rho == MF_RZ_FP32 || in->rho == MF_RZ_E8M13 || in->rho == MF_RNE_FP16);
 }
 
-int mf_t_fdpa_chunk_fast(const mf_instr *in, mf_format fc, uint64_t c, const uint64_t *a, const uint64_t *b, int L,
+MF_HD int mf_t_fdpa_chunk_fast(const mf_instr *in, mf_format fc, uint64_t c, const uint64_t *a, const uint64_t *b, int L,
                          int e_sab, uint64_t *d)
 {
     if (!fast_ok(in, fc))
         return 1;
-    return chunk_table[in->fa][in->fb](in, fc, c, a, b, L, e_sab, d);
+    return CHUNK_FN(in->fa, in->fb)(in, fc, c, a, b, L, e_sab, d);
 }
 
 /* The specialized chunk function of a row when the whole dot product can
  * take the fast path (T-FDPA, no scales), else NULL: from the row's fields
  * alone. */
-static chunk_fn plan_of(const mf_instr *in)
+MF_HD static chunk_fn plan_of(const mf_instr *in)
 {
-    return in->family == MF_T_FDPA && fast_ok(in, in->fc) && fast_ok(in, in->fd) ? chunk_table[in->fa][in->fb] : NULL;
+    return in->family == MF_T_FDPA && fast_ok(in, in->fc) && fast_ok(in, in->fd) ? CHUNK_FN(in->fa, in->fb) : NULL;
 }
 
+#ifndef MF_DEVICE_BUILD
 /* The plans of the table rows, filled once at load time; read-only
  * afterwards, so threads share it safely.  Sized from the table itself. */
 enum {
@@ -267,15 +303,21 @@ __attribute__((constructor)) static void build_row_plans(void)
         row_plan[i] = plan_of(&mf_instr_table[i]);
 }
 
-mf_chunk_fn mf_t_fdpa_plan(const mf_instr *in)
+#endif
+
+MF_HD mf_chunk_fn mf_t_fdpa_plan(const mf_instr *in)
 {
+#ifdef MF_DEVICE_BUILD
+    return plan_of(in);   /* device code: no table of plans (and no host table rows) */
+#else
     uintptr_t p = (uintptr_t)in, t = (uintptr_t)mf_instr_table;
     if (p >= t && p < t + mf_instr_count * sizeof *in && (p - t) % sizeof *in == 0)
         return row_plan[(p - t) / sizeof *in];   /* a table row: its plan */
     return plan_of(in);   /* a modified copy of a row (model variants): worked out from its fields */
+#endif
 }
 
-int mf_t_fdpa_fast(const mf_instr *in, const mf_case *cs, uint64_t *d)
+MF_HD int mf_t_fdpa_fast(const mf_instr *in, const mf_case *cs, uint64_t *d)
 {
     chunk_fn fn = mf_t_fdpa_plan(in);
     if (!fn)

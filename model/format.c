@@ -6,25 +6,35 @@
 
 #include <string.h>
 
-/* name, bits, hex width, exp bits, frac bits, bias, has_sign, has_inf */
-const mf_format_info mf_format_table[MF_FMT_COUNT] = {
-    [MF_FMT_NONE]     = {"none",     0,  0,  0,  0,    0, 0, 0},
-    [MF_FMT_F64]      = {"f64",     64, 16, 11, 52, 1023, 1, 1},
-    [MF_FMT_F32]      = {"f32",     32,  8,  8, 23,  127, 1, 1},
-    [MF_FMT_TF32]     = {"tf32",    32,  8,  8, 10,  127, 1, 1},
-    [MF_FMT_F16]      = {"f16",     16,  4,  5, 10,   15, 1, 1},
-    [MF_FMT_BF16]     = {"bf16",    16,  4,  8,  7,  127, 1, 1},
-    [MF_FMT_E4M3]     = {"e4m3",     8,  2,  4,  3,    7, 1, 0},
-    [MF_FMT_E5M2]     = {"e5m2",     8,  2,  5,  2,   15, 1, 1},
-    [MF_FMT_E4M3FNUZ] = {"e4m3fnuz", 8,  2,  4,  3,    8, 1, 0},
-    [MF_FMT_E5M2FNUZ] = {"e5m2fnuz", 8,  2,  5,  2,   16, 1, 0},
-    [MF_FMT_E3M2]     = {"e3m2",     6,  2,  3,  2,    3, 1, 0},
-    [MF_FMT_E2M3]     = {"e2m3",     6,  2,  2,  3,    1, 1, 0},
-    [MF_FMT_E2M1]     = {"e2m1",     4,  1,  2,  1,    1, 1, 0},
-    [MF_FMT_UE8M0]    = {"ue8m0",    8,  2,  8,  0,  127, 0, 0},
-    [MF_FMT_UE4M3]    = {"ue4m3",    8,  2,  4,  3,    7, 0, 0},
+/* name, bits, hex width, exp bits, frac bits, bias, has_sign, has_inf; one
+ * row per mf_format, in its order (positional: the table also compiles as
+ * C++ for the device, which has no array designators). */
+MF_DEVTAB const mf_format_info mf_format_table[MF_FMT_COUNT] = {
+    /* MF_FMT_NONE     */ {"none",     0,  0,  0,  0,    0, 0, 0},
+    /* MF_FMT_F64      */ {"f64",     64, 16, 11, 52, 1023, 1, 1},
+    /* MF_FMT_F32      */ {"f32",     32,  8,  8, 23,  127, 1, 1},
+    /* MF_FMT_TF32     */ {"tf32",    32,  8,  8, 10,  127, 1, 1},
+    /* MF_FMT_F16      */ {"f16",     16,  4,  5, 10,   15, 1, 1},
+    /* MF_FMT_BF16     */ {"bf16",    16,  4,  8,  7,  127, 1, 1},
+    /* MF_FMT_E4M3     */ {"e4m3",     8,  2,  4,  3,    7, 1, 0},
+    /* MF_FMT_E5M2     */ {"e5m2",     8,  2,  5,  2,   15, 1, 1},
+    /* MF_FMT_E4M3FNUZ */ {"e4m3fnuz", 8,  2,  4,  3,    8, 1, 0},
+    /* MF_FMT_E5M2FNUZ */ {"e5m2fnuz", 8,  2,  5,  2,   16, 1, 0},
+    /* MF_FMT_E3M2     */ {"e3m2",     6,  2,  3,  2,    3, 1, 0},
+    /* MF_FMT_E2M3     */ {"e2m3",     6,  2,  2,  3,    1, 1, 0},
+    /* MF_FMT_E2M1     */ {"e2m1",     4,  1,  2,  1,    1, 1, 0},
+    /* MF_FMT_UE8M0    */ {"ue8m0",    8,  2,  8,  0,  127, 0, 0},
+    /* MF_FMT_UE4M3    */ {"ue4m3",    8,  2,  4,  3,    7, 0, 0},
 };
 
+#if !MF_TABLE_DECLS
+MF_HD const mf_format_info *mf_format_row(unsigned f)
+{
+    return &mf_format_table[f];
+}
+#endif
+
+#ifndef MF_DEVICE_BUILD
 mf_format mf_format_by_name(const char *name)
 {
     for (int f = 1; f < MF_FMT_COUNT; f++)
@@ -32,9 +42,10 @@ mf_format mf_format_by_name(const char *name)
             return (mf_format)f;
     return MF_FMT_NONE;
 }
+#endif
 
 
-mf_value mf_decode(mf_format f, uint64_t x)
+MF_HD mf_value mf_decode(mf_format f, uint64_t x)
 {
     mf_value v;
     switch (f) {
@@ -105,12 +116,14 @@ mf_value mf_decode(mf_format f, uint64_t x)
     }
 }
 
-int mf_is_nan(mf_format f, uint64_t x)
+MF_HD int mf_is_nan(mf_format f, uint64_t x)
 {
     return mf_decode(f, x).cls == MF_CLS_NAN;
 }
 
 /* ------------------------------------------------ decode look-up tables */
+
+#ifndef MF_DEVICE_BUILD  /* host only: device code decodes from the fields */
 
 /* Formats of 16 bits or fewer (tf32 excepted) decode through tables built
  * once at load time from mf_decode itself; see mf_decode_fast. */
@@ -120,16 +133,11 @@ static uint32_t tab_8bit[MF_FMT_COUNT][256];
 const uint32_t *mf_dec_tab[MF_FMT_COUNT];
 uint32_t mf_dec_mask[MF_FMT_COUNT];
 
-static uint32_t pack_value(mf_value v)
-{
-    return (uint32_t)v.sig | ((uint32_t)(v.exp + 512) << 16) | ((uint32_t)v.cls << 26) | ((uint32_t)v.sign << 28);
-}
-
 __attribute__((constructor)) static void build_decode_tables(void)
 {
     for (uint32_t x = 0; x < (1u << 16); x++) {
-        tab_f16[x] = pack_value(mf_decode(MF_FMT_F16, x));
-        tab_bf16[x] = pack_value(mf_decode(MF_FMT_BF16, x));
+        tab_f16[x] = mf_dec_pack(mf_decode(MF_FMT_F16, x));
+        tab_bf16[x] = mf_dec_pack(mf_decode(MF_FMT_BF16, x));
     }
     mf_dec_tab[MF_FMT_F16] = tab_f16;
     mf_dec_mask[MF_FMT_F16] = 0xFFFF;
@@ -137,8 +145,9 @@ __attribute__((constructor)) static void build_decode_tables(void)
     mf_dec_mask[MF_FMT_BF16] = 0xFFFF;
     for (int f = MF_FMT_E4M3; f <= MF_FMT_UE4M3; f++) {
         for (uint32_t x = 0; x < 256; x++)
-            tab_8bit[f][x] = pack_value(mf_decode((mf_format)f, x));
+            tab_8bit[f][x] = mf_dec_pack(mf_decode((mf_format)f, x));
         mf_dec_tab[f] = tab_8bit[f];
         mf_dec_mask[f] = 0xFF;
     }
 }
+#endif

@@ -9,21 +9,32 @@
 #define MMAFUZZ_MODEL_INTERNAL_H
 
 #include "mmafuzz_model.h"
+#include "mf_portable.h"
 
 #include <stdio.h>
 
 typedef unsigned __int128 mf_u128;
 
 /* Decode tables (format.c): entry = sig | (exp+512) << 16 | cls << 26 |
- * sign << 28, for formats of 16 bits or fewer except tf32 (else NULL). */
+ * sign << 28, for formats of 16 bits or fewer except tf32 (else NULL).
+ * Host only: built by a constructor; device code decodes from the fields
+ * (mf_decode_fast, mf_dec_word), with the same results. */
+#ifndef MF_DEVICE_BUILD
 extern const uint32_t *mf_dec_tab[MF_FMT_COUNT];
 extern uint32_t mf_dec_mask[MF_FMT_COUNT];
+#endif
+
+/* A decoded value packed as a decode-table word (the layout above). */
+MF_HD static inline uint32_t mf_dec_pack(mf_value v)
+{
+    return (uint32_t)v.sig | ((uint32_t)(v.exp + 512) << 16) | ((uint32_t)v.cls << 26) | ((uint32_t)v.sign << 28);
+}
 
 /* An IEEE-style value: fraction in the low fbits, then ebits of exponent
  * (bias as given), then the sign; ieee_specials: the top exponent is Inf/NaN
  * (they decode to sig 0, exp 0).  mf_decode's decoder for every format, and
  * inline here so that constant fields fold. */
-static inline mf_value mf_decode_ieee(uint64_t x, int ebits, int fbits, int bias, int ieee_specials)
+MF_HD static inline mf_value mf_decode_ieee(uint64_t x, int ebits, int fbits, int bias, int ieee_specials)
 {
     mf_value v;
     uint64_t frac = x & ((UINT64_C(1) << fbits) - 1);
@@ -49,10 +60,13 @@ static inline mf_value mf_decode_ieee(uint64_t x, int ebits, int fbits, int bias
 
 /* mf_decode through the tables where they exist, binary32 from its fields.
  * Same results. */
-static inline mf_value mf_decode_fast(mf_format f, uint64_t x)
+MF_HD static inline mf_value mf_decode_fast(mf_format f, uint64_t x)
 {
     if (f == MF_FMT_F32)
         return mf_decode_ieee(x & 0xFFFFFFFFu, 8, 23, 127, 1);
+#ifdef MF_DEVICE_BUILD
+    return mf_decode(f, x);   /* no tables in device code */
+#else
     const uint32_t *t = mf_dec_tab[f];
     if (t) {
         uint32_t w = t[x & mf_dec_mask[f]];
@@ -64,6 +78,18 @@ static inline mf_value mf_decode_fast(mf_format f, uint64_t x)
         return v;
     }
     return mf_decode(f, x);
+#endif
+}
+
+/* The decode-table word of x in format f (a format that has a table): the
+ * table's entry on the host, the same word from mf_decode in device code. */
+MF_HD static inline uint32_t mf_dec_word(mf_format f, uint64_t x)
+{
+#ifdef MF_DEVICE_BUILD
+    return mf_dec_pack(mf_decode(f, x));
+#else
+    return mf_dec_tab[f][x & mf_dec_mask[f]];
+#endif
 }
 
 /* Rounding directions used by the families. */
@@ -74,16 +100,16 @@ typedef enum mf_rmode {
 } mf_rmode;
 
 /* @return the number of significant bits of x (0 for x == 0). */
-static inline int mf_bitlen128(mf_u128 x)
+MF_HD static inline int mf_bitlen128(mf_u128 x)
 {
     uint64_t hi = (uint64_t)(x >> 64), lo = (uint64_t)x;
     if (hi)
-        return 128 - __builtin_clzll(hi);
-    return lo ? 64 - __builtin_clzll(lo) : 0;
+        return 128 - mf_clz64(hi);
+    return lo ? 64 - mf_clz64(lo) : 0;
 }
 
 /* x >> n with every shifted-out 1 folded into bit 0 ("jamming"). */
-static inline mf_u128 mf_shr_jam128(mf_u128 x, int n)
+MF_HD static inline mf_u128 mf_shr_jam128(mf_u128 x, int n)
 {
     if (n <= 0)
         return x;
@@ -98,27 +124,27 @@ static inline mf_u128 mf_shr_jam128(mf_u128 x, int n)
  * On return *sig is the rounded significand (< 2^(prec+1), hidden bit
  * included for normal results) and *e the exponent of its leading bit
  * position, i.e. the value is sig * 2^(*e - prec). */
-void mf_round_sig(int sign, mf_u128 mag, int exp, int prec, int emin, mf_rmode rm,
+MF_HD void mf_round_sig(int sign, mf_u128 mag, int exp, int prec, int emin, mf_rmode rm,
                   uint64_t *sig, int *e);
 
 /* Round and pack into binary16/32/64 (out is MF_FMT_F16/F32/F64), keeping
  * `prec` fraction bits (prec <= the format's).  A result whose exponent
  * exceeds the format's maximum becomes +-Inf, under every mode (DOMAIN
  * section 3, T-FDPA step 6).  A zero magnitude gives a zero of `sign`. */
-uint64_t mf_round_pack(mf_format out, int sign, mf_u128 mag, int exp, int prec, mf_rmode rm);
+MF_HD uint64_t mf_round_pack(mf_format out, int sign, mf_u128 mag, int exp, int prec, mf_rmode rm);
 
 /* Round (-1)^sign * mag * 2^q (mag a nonzero 64-bit magnitude, any low bits
  * already jammed) to an IEEE format given by its fields: prec fraction bits
  * kept (<= fbits), fbits stored fraction bits, exponent bits ebits.  RNE, RZ
  * or RD; a result above the largest exponent becomes Inf under every mode.
  * The 64-bit twin of mf_round_pack, for the hot paths. */
-static inline uint64_t mf_round64(int sign, uint64_t mag, int q, int prec, int fbits, int ebits, mf_rmode rm)
+MF_HD static inline uint64_t mf_round64(int sign, uint64_t mag, int q, int prec, int fbits, int ebits, mf_rmode rm)
 {
     const int bias = (1 << (ebits - 1)) - 1, emin = 1 - bias, emax = bias;
     const uint64_t sgn = (uint64_t)(sign != 0) << (ebits + fbits);
     if (mag == 0)
         return sgn;
-    int top = q + 63 - __builtin_clzll(mag);
+    int top = q + 63 - mf_clz64(mag);
     int eff = top < emin ? emin : top;
     int shift = eff - prec - q;
     uint64_t sig;
@@ -153,57 +179,63 @@ static inline uint64_t mf_round64(int sign, uint64_t mag, int q, int prec, int f
 
 /* A 128-bit magnitude folded to 64 bits with the lost bits jammed into bit 0:
  * *q is adjusted so that the value (up to the sticky bit) is unchanged. */
-static inline uint64_t mf_jam64(mf_u128 m, int *q)
+MF_HD static inline uint64_t mf_jam64(mf_u128 m, int *q)
 {
     uint64_t hi = (uint64_t)(m >> 64);
     if (!hi)
         return (uint64_t)m;
-    int sh = 64 - __builtin_clzll(hi) + 1;  /* keep 63 bits: sh is 2..65 */
+    int sh = 64 - mf_clz64(hi) + 1;  /* keep 63 bits: sh is 2..65 */
     *q += sh;
     return (uint64_t)(m >> sh) | (uint64_t)((m & (((mf_u128)1 << sh) - 1)) != 0);
 }
 
 /* Bit patterns of special outputs of format f (F16/F32/F64). */
-uint64_t mf_pack_inf(mf_format f, int sign);
-uint64_t mf_pack_zero(mf_format f, int sign);
-uint64_t mf_canonical_nan(mf_format f);
+MF_HD uint64_t mf_pack_inf(mf_format f, int sign);
+MF_HD uint64_t mf_pack_zero(mf_format f, int sign);
+MF_HD uint64_t mf_canonical_nan(mf_format f);
 
 /* IEEE addition x + y in format f (F16/F32/F64), round to nearest even,
  * subnormals honoured. */
-uint64_t mf_ieee_add(mf_format f, uint64_t x, uint64_t y);
+MF_HD uint64_t mf_ieee_add(mf_format f, uint64_t x, uint64_t y);
 
 /* mf_ieee_add for binary32 (x, y are binary32 bit patterns). */
-uint64_t mf_f32_add(uint32_t x, uint32_t y);
+MF_HD uint64_t mf_f32_add(uint32_t x, uint32_t y);
 
 /* Exact sum of two terms, normalized and jammed so that rounding the result
  * to <= 120 bits is exact.  Either mag may be 0.  The sum of exactly
  * cancelling terms is returned with mag 0 and sign 0. */
-void mf_add_terms(int s1, mf_u128 m1, int e1, int s2, mf_u128 m2, int e2,
+MF_HD void mf_add_terms(int s1, mf_u128 m1, int e1, int s2, mf_u128 m2, int e2,
                   int *s, mf_u128 *m, int *e);
 
 /* Family evaluators: one chunk or the whole dot product, as each family
  * needs.  `tr` may be NULL. */
-uint64_t mf_eval_t_fdpa(const mf_instr *in, const mf_case *cs, const mf_trace *tr);
-uint64_t mf_eval_gst_fdpa(const mf_instr *in, const mf_case *cs, const mf_trace *tr);
-uint64_t mf_eval_f16_emu(const mf_instr *in, const mf_case *cs, const mf_trace *tr);
-/* e4m3 or e5m2 (f) to f16 bits, indexed by the fp8 byte: exact; NaN -> 0x7FFF. */
+MF_HD uint64_t mf_eval_t_fdpa(const mf_instr *in, const mf_case *cs, const mf_trace *tr);
+MF_HD uint64_t mf_eval_gst_fdpa(const mf_instr *in, const mf_case *cs, const mf_trace *tr);
+MF_HD uint64_t mf_eval_f16_emu(const mf_instr *in, const mf_case *cs, const mf_trace *tr);
+/* e4m3 or e5m2 (f) to f16 bits, indexed by the fp8 byte: exact; NaN -> 0x7FFF.
+ * (Host only: a table built at load time.) */
+#ifndef MF_DEVICE_BUILD
 const uint16_t *mf_fp8_f16_table(mf_format f);
+#endif
+/* The f16 bits of fp8 byte x of format f (e4m3 or e5m2): the table's entry
+ * on the host, worked out in device code (family_tfdpa.c). */
+MF_HD uint16_t mf_fp8_f16(mf_format f, uint64_t x);
 /* F16-emu's two HMMA passes (mf_eval_f16_emu): pass p takes the k with
  * ((k >> 1) & 1) == p; k's place when the passes lie one after the other,
  * half = K/2 positions each. */
-static inline int mf_f16_emu_pos(int k, int half)
+MF_HD static inline int mf_f16_emu_pos(int k, int half)
 {
     return ((k >> 1) & 1) * half + ((k >> 2) << 1) + (k & 1);
 }
-uint64_t mf_eval_fma_chain(const mf_instr *in, const mf_case *cs, const mf_trace *tr);
-uint64_t mf_eval_e_fdpa(const mf_instr *in, const mf_case *cs, const mf_trace *tr);
-uint64_t mf_eval_ftz_mul_add(const mf_instr *in, const mf_case *cs, const mf_trace *tr);
-uint64_t mf_eval_tr_fdpa(const mf_instr *in, const mf_case *cs, const mf_trace *tr);
+MF_HD uint64_t mf_eval_fma_chain(const mf_instr *in, const mf_case *cs, const mf_trace *tr);
+MF_HD uint64_t mf_eval_e_fdpa(const mf_instr *in, const mf_case *cs, const mf_trace *tr);
+MF_HD uint64_t mf_eval_ftz_mul_add(const mf_instr *in, const mf_case *cs, const mf_trace *tr);
+MF_HD uint64_t mf_eval_tr_fdpa(const mf_instr *in, const mf_case *cs, const mf_trace *tr);
 
 /* The all-finite fast path of one T-FDPA/ST-FDPA chunk (family_tfdpa_fast.c).
  * @return 0 with *d set, or 1 when the chunk holds NaN/Inf or its formats are
  * not specialized: then the caller takes the general path. */
-int mf_t_fdpa_chunk_fast(const mf_instr *in, mf_format fc, uint64_t c, const uint64_t *a, const uint64_t *b, int L,
+MF_HD int mf_t_fdpa_chunk_fast(const mf_instr *in, mf_format fc, uint64_t c, const uint64_t *a, const uint64_t *b, int L,
                          int e_sab, uint64_t *d);
 
 /* The specialized chunk function of a row (a table row or a modified copy of
@@ -211,25 +243,31 @@ int mf_t_fdpa_chunk_fast(const mf_instr *in, mf_format fc, uint64_t c, const uin
  * (family_tfdpa_fast.c). */
 typedef int (*mf_chunk_fn)(const mf_instr *, mf_format, uint64_t, const uint64_t *, const uint64_t *, int, int,
                            uint64_t *);
-mf_chunk_fn mf_t_fdpa_plan(const mf_instr *in);
+MF_HD mf_chunk_fn mf_t_fdpa_plan(const mf_instr *in);
 
 /* Whole T-FDPA dot product on the fast path (no scales).  @return 0 with *d,
  * or 1 if any chunk needs the general path (the caller then starts over). */
-int mf_t_fdpa_fast(const mf_instr *in, const mf_case *cs, uint64_t *d);
+MF_HD int mf_t_fdpa_fast(const mf_instr *in, const mf_case *cs, uint64_t *d);
 
 /* Trace a line only when tracing: keeps the formatting and the call out of
- * the untraced hot paths. */
+ * the untraced hot paths.  Device code has no formatting (vsnprintf): there
+ * the arguments are only type-checked, never evaluated. */
+#ifdef MF_DEVICE_BUILD
+template <typename... T> static inline void mf_trace_unused(const T &...) {}
+#define MF_TRACE(tr, ...) ((void)sizeof((mf_trace_unused((tr), __VA_ARGS__), 0)))
+#else
 #define MF_TRACE(tr, ...)                                                                                    \
     do {                                                                                                     \
         if (tr)                                                                                              \
             mf_tracef((tr), __VA_ARGS__);                                                                    \
     } while (0)
 
-/* printf-style trace line; does nothing when tr is NULL. */
+/* printf-style trace line; does nothing when tr is NULL.  (Host only.) */
 void mf_tracef(const mf_trace *tr, const char *fmt, ...)
 #if defined(__GNUC__)
     __attribute__((format(printf, 2, 3)))
 #endif
     ;
+#endif
 
 #endif /* MMAFUZZ_MODEL_INTERNAL_H */

@@ -15,10 +15,14 @@
 #ifndef MMAFUZZ_MODEL_H
 #define MMAFUZZ_MODEL_H
 
+#include "mf_portable.h"
+
 #include <stddef.h>
 #include <stdint.h>
 
-#ifdef __cplusplus
+/* C linkage for C++ callers of the host library; not in the device build
+ * (devices/cuda/model_device.cuh), whose names live in namespace mfd. */
+#if defined(__cplusplus) && !defined(MF_DEVICE_BUILD)
 extern "C" {
 #endif
 
@@ -59,12 +63,20 @@ typedef struct mf_format_info {
 } mf_format_info;
 
 /* The format descriptions, indexed by mf_format. */
+#if MF_TABLE_DECLS
 extern const mf_format_info mf_format_table[MF_FMT_COUNT];
+#else
+MF_HD const mf_format_info *mf_format_row(unsigned f);   /* &mf_format_table[f] (format.c) */
+#endif
 
 /* @return the description of format f (f < MF_FMT_COUNT). */
-static inline const mf_format_info *mf_format_get(mf_format f)
+MF_HD static inline const mf_format_info *mf_format_get(mf_format f)
 {
+#if MF_TABLE_DECLS
     return &mf_format_table[(unsigned)f < MF_FMT_COUNT ? f : MF_FMT_NONE];
+#else
+    return mf_format_row((unsigned)f < MF_FMT_COUNT ? f : MF_FMT_NONE);
+#endif
 }
 /* @return the format named `name` ("bf16"), or MF_FMT_NONE. */
 mf_format mf_format_by_name(const char *name);
@@ -84,7 +96,7 @@ typedef struct mf_value {
 
 /* Decode the bit pattern x of format f.  Bits above the format's width are
  * ignored; tf32 ignores its low 13 bits, ue4m3 its top bit. */
-mf_value mf_decode(mf_format f, uint64_t x);
+MF_HD mf_value mf_decode(mf_format f, uint64_t x);
 
 /* --------------------------------------------------------- architectures */
 
@@ -262,14 +274,14 @@ typedef struct mf_trace {
  * `in` is a table row or a modified copy of one: only the fields of *in are
  * read (nothing is looked up by row position or by name).
  * @return d as a bit pattern of in->fd. */
-uint64_t mf_eval(const mf_instr *in, const mf_case *cs);
+MF_HD uint64_t mf_eval(const mf_instr *in, const mf_case *cs);
 
 /* Same as mf_eval, with an account of each step written to `tr` (may be NULL). */
-uint64_t mf_eval_trace(const mf_instr *in, const mf_case *cs, const mf_trace *tr);
+MF_HD uint64_t mf_eval_trace(const mf_instr *in, const mf_case *cs, const mf_trace *tr);
 
 /* Compare an output d against an expected value under the instruction's NaN
  * rule (shared/VECTORS.md "Comparing").  @return 1 if they agree. */
-int mf_output_equal(const mf_instr *in, uint64_t got, uint64_t expected);
+MF_HD int mf_output_equal(const mf_instr *in, uint64_t got, uint64_t expected);
 
 /* ------------------------------------------------------------------ tiles */
 
@@ -284,7 +296,7 @@ int mf_output_equal(const mf_instr *in, uint64_t got, uint64_t expected);
  * mf_eval_tiles gives every output exactly what mf_eval gives it; it is
  * faster because rows and columns are decoded once per tile and T-FDPA rows
  * evaluate several outputs at a time. */
-static inline size_t mf_tile_elem_bytes(mf_format f)
+MF_HD static inline size_t mf_tile_elem_bytes(mf_format f)
 {
     int bits = mf_format_get(f)->bits;
     return bits > 32 ? 8 : bits > 16 ? 4 : bits > 8 ? 2 : 1;
@@ -292,7 +304,7 @@ static inline size_t mf_tile_elem_bytes(mf_format f)
 
 /* Element idx of a tile array of es-byte elements (es from mf_tile_elem_bytes;
  * hot loops look it up once and pass it in). */
-static inline uint64_t mf_elem_get(size_t es, const void *base, size_t idx)
+MF_HD static inline uint64_t mf_elem_get(size_t es, const void *base, size_t idx)
 {
     switch (es) {
     case 8: return ((const uint64_t *)base)[idx];
@@ -302,7 +314,7 @@ static inline uint64_t mf_elem_get(size_t es, const void *base, size_t idx)
     }
 }
 
-static inline void mf_elem_set(size_t es, void *base, size_t idx, uint64_t v)
+MF_HD static inline void mf_elem_set(size_t es, void *base, size_t idx, uint64_t v)
 {
     switch (es) {
     case 8: ((uint64_t *)base)[idx] = v; break;
@@ -324,9 +336,9 @@ void mf_eval_cases(const mf_instr *in, size_t n, const void *A, const void *B, c
                    const void *SB, void *D);
 
 /* @return 1 if bit pattern x of format f is a NaN. */
-int mf_is_nan(mf_format f, uint64_t x);
+MF_HD int mf_is_nan(mf_format f, uint64_t x);
 
-#ifdef __cplusplus
+#if defined(__cplusplus) && !defined(MF_DEVICE_BUILD)
 }
 #endif
 #endif /* MMAFUZZ_MODEL_H */

@@ -6,7 +6,7 @@
 
 #include <stdarg.h>
 
-void mf_round_sig(int sign, mf_u128 mag, int exp, int prec, int emin, mf_rmode rm,
+MF_HD void mf_round_sig(int sign, mf_u128 mag, int exp, int prec, int emin, mf_rmode rm,
                   uint64_t *sig, int *e)
 {
     if (mag == 0) {
@@ -56,27 +56,27 @@ void mf_round_sig(int sign, mf_u128 mag, int exp, int prec, int emin, mf_rmode r
     *e = eff;
 }
 
-uint64_t mf_pack_zero(mf_format f, int sign)
+MF_HD uint64_t mf_pack_zero(mf_format f, int sign)
 {
     const mf_format_info *fi = mf_format_get(f);
     return (uint64_t)(sign != 0) << (fi->bits - 1);
 }
 
-uint64_t mf_pack_inf(mf_format f, int sign)
+MF_HD uint64_t mf_pack_inf(mf_format f, int sign)
 {
     const mf_format_info *fi = mf_format_get(f);
     uint64_t expmask = ((UINT64_C(1) << fi->exp_bits) - 1) << fi->frac_bits;
     return mf_pack_zero(f, sign) | expmask;
 }
 
-uint64_t mf_canonical_nan(mf_format f)
+MF_HD uint64_t mf_canonical_nan(mf_format f)
 {
     /* DOMAIN section 3, T-FDPA step 7: 0x7FFFFFFF (f32), 0x7FFF (f16). */
     const mf_format_info *fi = mf_format_get(f);
     return (UINT64_C(1) << (fi->bits - 1)) - 1;
 }
 
-uint64_t mf_round_pack(mf_format out, int sign, mf_u128 mag, int exp, int prec, mf_rmode rm)
+MF_HD uint64_t mf_round_pack(mf_format out, int sign, mf_u128 mag, int exp, int prec, mf_rmode rm)
 {
     const mf_format_info *fi = mf_format_get(out);
     int emin = 1 - fi->bias, emax = fi->bias;
@@ -92,7 +92,7 @@ uint64_t mf_round_pack(mf_format out, int sign, mf_u128 mag, int exp, int prec, 
     return mf_pack_zero(out, sign) | (biased << fi->frac_bits) | frac;
 }
 
-void mf_add_terms(int s1, mf_u128 m1, int e1, int s2, mf_u128 m2, int e2,
+MF_HD void mf_add_terms(int s1, mf_u128 m1, int e1, int s2, mf_u128 m2, int e2,
                   int *s, mf_u128 *m, int *e)
 {
     if (m1 == 0 || m2 == 0) {
@@ -131,7 +131,7 @@ void mf_add_terms(int s1, mf_u128 m1, int e1, int s2, mf_u128 m2, int e2,
 }
 
 /* Decode an F16/F32/F64 value into a term; returns its class. */
-static int ieee_term(mf_format f, uint64_t x, int *sign, mf_u128 *mag, int *exp)
+MF_HD static int ieee_term(mf_format f, uint64_t x, int *sign, mf_u128 *mag, int *exp)
 {
     mf_value v = mf_decode_fast(f, x);
     *sign = v.sign;
@@ -141,7 +141,7 @@ static int ieee_term(mf_format f, uint64_t x, int *sign, mf_u128 *mag, int *exp)
 }
 
 /* IEEE addition for binary16/binary32 in 64-bit integers. */
-static inline __attribute__((always_inline)) uint64_t ieee_add_small(uint64_t x, uint64_t y, const int ebits,
+MF_HD static inline __attribute__((always_inline)) uint64_t ieee_add_small(uint64_t x, uint64_t y, const int ebits,
                                                                      const int fbits)
 {
     const uint64_t emask = (UINT64_C(1) << ebits) - 1, fmask = (UINT64_C(1) << fbits) - 1;
@@ -178,12 +178,12 @@ static inline __attribute__((always_inline)) uint64_t ieee_add_small(uint64_t x,
     return mf_round64(sx, m, dx - bias - fbits - 32, fbits, fbits, ebits, MF_RM_RNE);
 }
 
-uint64_t mf_f32_add(uint32_t x, uint32_t y)
+MF_HD uint64_t mf_f32_add(uint32_t x, uint32_t y)
 {
     return ieee_add_small(x, y, 8, 23);
 }
 
-uint64_t mf_ieee_add(mf_format f, uint64_t x, uint64_t y)
+MF_HD uint64_t mf_ieee_add(mf_format f, uint64_t x, uint64_t y)
 {
     if (f == MF_FMT_F32)
         return ieee_add_small(x & 0xFFFFFFFFu, y & 0xFFFFFFFFu, 8, 23);
@@ -208,6 +208,7 @@ uint64_t mf_ieee_add(mf_format f, uint64_t x, uint64_t y)
     return mf_round_pack(f, s, m, e, mf_format_get(f)->frac_bits, MF_RM_RNE);
 }
 
+#ifndef MF_DEVICE_BUILD  /* host only: no formatting in device code (MF_TRACE) */
 void mf_tracef(const mf_trace *tr, const char *fmt, ...)
 {
     if (!tr || !tr->line)
@@ -219,3 +220,4 @@ void mf_tracef(const mf_trace *tr, const char *fmt, ...)
     va_end(ap);
     tr->line(tr->ctx, buf);
 }
+#endif

@@ -1,0 +1,93 @@
+/*
+ * model_device.cuh - the reference model (mf_eval's general scalar path, every
+ * family) and the case-generation library (gen_tile, every generator and
+ * mutator) as CUDA device code, compiled from the SAME C sources as the host
+ * library: no second model.
+ *
+ * Include it in exactly one translation unit (it defines functions).  Under
+ * nvcc everything lands in namespace mfd as __device__ code and __device__
+ * tables; compiled by a host C++ compiler (tests/model/test_device_model.cpp)
+ * the same configuration becomes plain host code, which the CPU test checks
+ * against the host library.  The host library's declarations (::mf_eval,
+ * ::gen_tile, ...) come first, at global scope, so a file can use both.
+ *
+ * What differs from the host library (model/mf_portable.h, MF_DEVICE_BUILD):
+ *   - no decode tables and no other load-time tables of the model: values are
+ *     decoded from their fields (same results, tested);
+ *   - no vector-extension fast paths (model/lanes.h, tile.c, eval_cases.c);
+ *   - no tracing (MF_TRACE compiles to nothing), no I/O, no name lookups;
+ *   - the generators' format layouts and special-value lists
+ *     (rv_layouts, rv_special_*) are __device__ tables filled by
+ *     mfd::rv_init_tables(); under nvcc call mfd_device_init() (below) once
+ *     per device before the first gen_tile.
+ *
+ * Device code dereferences, of the structures it is given:
+ *   mf_eval / mf_output_equal (const mf_instr *in, const mf_case *cs):
+ *     every scalar field of *in (never in->name or in->qualifier); of *cs,
+ *     c, a[0..K-1], b[0..K-1], and sa[], sb[] [0..n_scales-1] for block-scaled rows.
+ *   gen_tile (const gen_ctx *g):
+ *     g->in (a device pointer to an mf_instr), g->in->name (a device string:
+ *     its FNV-1a hash seeds the tile's stream; it must be the row's full
+ *     name, "hopper/mma...."), the scalar fields of *g->in; g->m, n, k,
+ *     seed, mix; g->A, B, C (device buffers), g->SA, SB (device buffers or
+ *     NULL); for the mutate generator only (nview > 0 and its weight):
+ *     g->view (a device array of nview device pointers) and view[i]->cs
+ *     (view[i]->in is never read).
+ */
+#ifndef MMAFUZZ_MODEL_DEVICE_CUH
+#define MMAFUZZ_MODEL_DEVICE_CUH
+
+/* System headers first, at global scope: the sources include them again
+ * inside the namespace, where their guards keep them out. */
+#include <limits.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <string.h>
+
+/* The host library's declarations (global scope, C linkage). */
+#include "../../model/mmafuzz_model.h"
+#include "../../gen/mmafuzz_gen.h"
+
+/* The device configuration: the project headers once more, inside mfd. */
+#define MF_DEVICE_BUILD 1
+#undef MMAFUZZ_PORTABLE_H
+#undef MMAFUZZ_MODEL_H
+#undef MMAFUZZ_MODEL_INTERNAL_H
+#undef MMAFUZZ_GEN_H
+#undef MMAFUZZ_GEN_RNG_H
+#undef MMAFUZZ_GEN_VALUES_H
+
+namespace mfd {
+#include "../../model/format.c"
+#include "../../model/round.c"
+#include "../../model/family_tfdpa.c"
+#include "../../model/family_tfdpa_fast.c"
+#include "../../model/family_fma.c"
+#include "../../model/family_amd.c"
+#include "../../model/eval.c"
+#include "../../gen/gen_values.c"
+#include "../../gen/gen_tile.c"
+#include "../../gen/gen_mutate.c"
+} /* namespace mfd */
+
+#if defined(__CUDACC__)
+/* One thread fills the generators' device tables (mfd::rv_init_tables). */
+__global__ void mfd_init_tables_kernel(void) { mfd::rv_init_tables(); }
+
+/* Fill the device tables of the current device; call once per device before
+ * the first mfd::gen_tile.  @return the launch's error (cudaSuccess). */
+static inline cudaError_t mfd_device_init(cudaStream_t stream)
+{
+    mfd_init_tables_kernel<<<1, 1, 0, stream>>>();
+    cudaError_t e = cudaGetLastError();
+    return e != cudaSuccess ? e : cudaStreamSynchronize(stream);
+}
+#endif
+
+/* Back to the host meaning of the portability macros for what follows. */
+#undef MF_DEVICE_BUILD
+#include "../../model/mf_portable.h"
+
+#endif /* MMAFUZZ_MODEL_DEVICE_CUH */

@@ -1,0 +1,297 @@
+/*
+ * test_device_model.cpp - the device-code model and generator library
+ * (devices/cuda/model_device.cuh: the same C sources in their device
+ * configuration, MF_DEVICE_BUILD, namespace mfd) compiled by the host C++
+ * compiler and checked against the host library, bit for bit:
+ *
+ *   decode   mfd::mf_decode against ::mf_decode, every pattern of every
+ *            format of 16 bits or fewer (the device has no decode tables);
+ *   eval     mfd::mf_eval against ::mf_eval_trace(in, cs, NULL) (the host's
+ *            general path) and ::mf_eval (with its fast paths), on every row
+ *            of the instruction table, on cases from the generator library
+ *            (default mix: every generator but mutation); and
+ *            mfd::mf_output_equal against ::mf_output_equal;
+ *   gen      mfd::gen_tile against ::gen_tile: every generator alone
+ *            (mutation with a small pool of saved cases) on every row, the
+ *            generator returned and every byte of A, B, C, SA, SB.
+ *
+ * The expected values are the host library's: it is checked against
+ * recorded and hand-derived vectors by the other model tests; this test says
+ * only that the device configuration computes the same thing.
+ *
+ * Cases per row: -cases N (default 100000) for the rows of one
+ * architecture per family (hopper where it has the family, else the first
+ * architecture in table order that has it), -rest N
+ * (default 2000) for the other rows; -all gives every row -cases.
+ * Tiles per generator and row: -tiles N (default 16).  -seed S.
+ */
+#include "model_device.cuh"
+
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include <algorithm>
+#include <vector>
+
+static_assert(sizeof(mfd::mf_instr) == sizeof(::mf_instr), "mf_instr: same layout on both sides");
+static_assert(sizeof(mfd::mf_case) == sizeof(::mf_case), "mf_case: same layout on both sides");
+static_assert(sizeof(mfd::gen_ctx) == sizeof(::gen_ctx), "gen_ctx: same layout on both sides");
+static_assert(sizeof(mfd::gen_saved_case) == sizeof(::gen_saved_case), "gen_saved_case: same layout");
+static_assert((int)mfd::GEN_COUNT == (int)::GEN_COUNT, "one generator table");
+
+static int failures;
+
+#define FAIL(...)                                                                                            \
+    do {                                                                                                     \
+        if (failures++ < 20) {                                                                               \
+            printf("FAIL: ");                                                                                \
+            printf(__VA_ARGS__);                                                                             \
+            printf("\n");                                                                                    \
+        }                                                                                                    \
+    } while (0)
+
+static mfd::mf_instr to_dev(const ::mf_instr *in)
+{
+    mfd::mf_instr d;
+    memcpy(&d, in, sizeof d);
+    return d;
+}
+
+static double now(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+/* ---------------------------------------------------------------- decode */
+
+static void check_decode(void)
+{
+    long n = 0;
+    for (int f = 1; f < MF_FMT_COUNT; f++) {
+        const int bits = mf_format_get((mf_format)f)->bits;
+        if (bits > 16)
+            continue;
+        for (uint64_t x = 0; x < (UINT64_C(1) << bits); x++, n++) {
+            ::mf_value h = ::mf_decode((mf_format)f, x);
+            mfd::mf_value d = mfd::mf_decode((mfd::mf_format)f, x);
+            if (h.sig != d.sig || h.exp != d.exp || h.sign != d.sign || h.cls != d.cls)
+                FAIL("decode %s 0x%" PRIx64 ": host sig %" PRIx64 " exp %d, device sig %" PRIx64 " exp %d",
+                     mf_format_get((mf_format)f)->name, x, h.sig, h.exp, d.sig, d.exp);
+        }
+    }
+    printf("decode: %ld patterns\n", n);
+}
+
+/* ---------------------------------------------------------------- eval */
+
+/* Case (i, j) of tile `slot` of the generated buffers. */
+static void case_of(const ::mf_instr *in, const std::vector<uint8_t> *buf, size_t slot, int i, int j, ::mf_case *cs)
+{
+    const int m = in->m, n = in->n, k = in->k, S = in->n_scales;
+    const size_t ea = mf_tile_elem_bytes(in->fa), eb = mf_tile_elem_bytes(in->fb), ec = mf_tile_elem_bytes(in->fc);
+    const size_t es = mf_tile_elem_bytes(in->fs);
+    memset(cs, 0, sizeof *cs);
+    for (int kk = 0; kk < k; kk++) {
+        cs->a[kk] = mf_elem_get(ea, buf[0].data(), (slot * m + i) * (size_t)k + kk);
+        cs->b[kk] = mf_elem_get(eb, buf[1].data(), (slot * n + j) * (size_t)k + kk);
+    }
+    cs->c = mf_elem_get(ec, buf[2].data(), (slot * m + i) * (size_t)n + j);
+    for (int s = 0; s < S; s++) {
+        cs->sa[s] = mf_elem_get(es, buf[3].data(), (slot * m + i) * (size_t)S + s);
+        cs->sb[s] = mf_elem_get(es, buf[4].data(), (slot * n + j) * (size_t)S + s);
+    }
+}
+
+/* Buffers for `tiles` tiles of row `in`: A, B, C, SA, SB. */
+static void alloc_tiles(const ::mf_instr *in, size_t tiles, std::vector<uint8_t> *buf)
+{
+    const size_t m = in->m, n = in->n, k = in->k, S = in->n_scales;
+    buf[0].assign(tiles * m * k * mf_tile_elem_bytes(in->fa), 0);
+    buf[1].assign(tiles * n * k * mf_tile_elem_bytes(in->fb), 0);
+    buf[2].assign(tiles * m * n * mf_tile_elem_bytes(in->fc), 0);
+    buf[3].assign(tiles * m * S * mf_tile_elem_bytes(in->fs) + 1, 0);
+    buf[4].assign(tiles * n * S * mf_tile_elem_bytes(in->fs) + 1, 0);
+}
+
+static long check_eval_row(const ::mf_instr *in, long cases, uint64_t seed)
+{
+    const mfd::mf_instr din = to_dev(in);
+    const long per_tile = (long)in->m * in->n;
+    const size_t tiles = (size_t)((cases + per_tile - 1) / per_tile);
+    std::vector<uint8_t> buf[5];
+    alloc_tiles(in, tiles, buf);
+    gen_fill_tiles(in, in->m, in->n, in->k, seed, 0, tiles, buf[0].data(), buf[1].data(), buf[2].data(),
+                   in->n_scales ? buf[3].data() : NULL, in->n_scales ? buf[4].data() : NULL);
+    long n = 0;
+    ::mf_case cs;
+    mfd::mf_case dcs;
+    for (size_t t = 0; t < tiles; t++)
+        for (int i = 0; i < in->m; i++)
+            for (int j = 0; j < in->n; j++, n++) {
+                case_of(in, buf, t, i, j, &cs);
+                memcpy(&dcs, &cs, sizeof dcs);
+                const uint64_t general = ::mf_eval_trace(in, &cs, NULL), fast = ::mf_eval(in, &cs);
+                const uint64_t dev = mfd::mf_eval(&din, &dcs);
+                if (dev != general || dev != fast)
+                    FAIL("%s tile %zu (%d,%d): device 0x%" PRIx64 ", host general 0x%" PRIx64 ", host mf_eval 0x%" PRIx64,
+                         in->name, t, i, j, dev, general, fast);
+                /* the comparison rule: against itself, a neighbour, and the canonical NaN */
+                const uint64_t other[3] = {general, general ^ 1, (UINT64_C(1) << (mf_format_get(in->fd)->bits - 1)) - 1};
+                for (int o = 0; o < 3; o++)
+                    if (mfd::mf_output_equal(&din, dev, other[o]) != ::mf_output_equal(in, general, other[o]))
+                        FAIL("%s: mf_output_equal(0x%" PRIx64 ", 0x%" PRIx64 ") differs", in->name, dev, other[o]);
+            }
+    return n;
+}
+
+/* ---------------------------------------------------------------- gen */
+
+static long check_gen_row(const ::mf_instr *in, int tiles, uint64_t seed)
+{
+    /* a pool of saved cases of this row (uniform tiles' diagonals) */
+    enum { POOL = 12 };
+    std::vector<uint8_t> pbuf[5];
+    alloc_tiles(in, POOL, pbuf);
+    gen_fill_tiles(in, in->m, in->n, in->k, seed ^ 0x5eed, 1000, POOL, pbuf[0].data(), pbuf[1].data(), pbuf[2].data(),
+                   in->n_scales ? pbuf[3].data() : NULL, in->n_scales ? pbuf[4].data() : NULL);
+    static ::gen_saved_case pool[POOL];
+    static mfd::gen_saved_case dpool[POOL];
+    const ::gen_saved_case *view[POOL];
+    const mfd::gen_saved_case *dview[POOL];
+    const mfd::mf_instr din = to_dev(in);
+    for (int p = 0; p < POOL; p++) {
+        pool[p].in = in;
+        case_of(in, pbuf, (size_t)p, p % in->m, (p * 7) % in->n, &pool[p].cs);
+        dpool[p].in = &din;
+        memcpy(&dpool[p].cs, &pool[p].cs, sizeof dpool[p].cs);
+        view[p] = &pool[p];
+        dview[p] = &dpool[p];
+    }
+    std::vector<uint8_t> hb[5], db[5];
+    alloc_tiles(in, (size_t)tiles, hb);
+    alloc_tiles(in, (size_t)tiles, db);
+    long n = 0;
+    for (int g = 0; g < GEN_COUNT; g++) {
+        ::gen_ctx h;
+        memset(&h, 0, sizeof h);
+        h.in = in;
+        h.m = in->m;
+        h.n = in->n;
+        h.k = in->k;
+        h.seed = seed;
+        h.mix.w[g] = 1;
+        h.view = view;
+        h.nview = POOL;
+        mfd::gen_ctx d;
+        memset(&d, 0, sizeof d);
+        d.in = &din;
+        d.m = in->m;
+        d.n = in->n;
+        d.k = in->k;
+        d.seed = seed;
+        d.mix.w[g] = 1;
+        d.view = dview;
+        d.nview = POOL;
+        for (int b = 0; b < 5; b++) {
+            std::fill(hb[b].begin(), hb[b].end(), 0xA5);
+            std::fill(db[b].begin(), db[b].end(), 0xA5);
+        }
+        void **hp[5] = {&h.A, &h.B, &h.C, &h.SA, &h.SB};
+        void **dp[5] = {&d.A, &d.B, &d.C, &d.SA, &d.SB};
+        for (int b = 0; b < 5; b++) {
+            *hp[b] = b >= 3 && !in->n_scales ? NULL : hb[b].data();
+            *dp[b] = b >= 3 && !in->n_scales ? NULL : db[b].data();
+        }
+        for (int t = 0; t < tiles; t++, n++) {
+            const uint64_t tile = (uint64_t)t * 7919 + (uint64_t)g;
+            const int kh = (int)::gen_tile(&h, tile, (size_t)t), kd = (int)mfd::gen_tile(&d, tile, (size_t)t);
+            if (kh != g || kd != g)
+                FAIL("%s generator %s tile %" PRIu64 ": host used %d, device %d", in->name, gen_name((gen_kind)g),
+                     tile, kh, kd);
+        }
+        static const char *names[5] = {"A", "B", "C", "SA", "SB"};
+        for (int b = 0; b < 5; b++)
+            if (hb[b] != db[b]) {
+                size_t at = 0;
+                while (hb[b][at] == db[b][at])
+                    at++;
+                FAIL("%s generator %s: %s differs at byte %zu (host 0x%02x, device 0x%02x)", in->name,
+                     gen_name((gen_kind)g), names[b], at, hb[b][at], db[b][at]);
+            }
+    }
+    return n;
+}
+
+int main(int argc, char **argv)
+{
+    long cases = 100000, rest = 2000;
+    int tiles = 16, all = 0;
+    uint64_t seed = 1;
+    for (int i = 1; i < argc; i++) {
+        if (!strcmp(argv[i], "-all"))
+            all = 1;
+        else if (i + 1 < argc && !strcmp(argv[i], "-cases"))
+            cases = atol(argv[++i]);
+        else if (i + 1 < argc && !strcmp(argv[i], "-rest"))
+            rest = atol(argv[++i]);
+        else if (i + 1 < argc && !strcmp(argv[i], "-tiles"))
+            tiles = atoi(argv[++i]);
+        else if (i + 1 < argc && !strcmp(argv[i], "-seed"))
+            seed = strtoull(argv[++i], NULL, 0);
+        else {
+            fprintf(stderr, "usage: %s [-cases N] [-rest N] [-all] [-tiles N] [-seed S]\n", argv[0]);
+            return 2;
+        }
+    }
+    double t0 = now();
+    check_decode();
+
+    /* one architecture per family gets -cases per row: hopper where it has
+     * rows of the family (the GPU path's first target), else the first
+     * architecture in table order that has */
+    int full_arch[MF_FAMILY_COUNT];
+    for (int f = 0; f < MF_FAMILY_COUNT; f++)
+        full_arch[f] = -1;
+    for (size_t r = 0; r < mf_instr_count; r++)
+        if (mf_instr_table[r].arch == MF_ARCH_HOPPER)
+            full_arch[mf_instr_table[r].family] = MF_ARCH_HOPPER;
+    for (size_t r = 0; r < mf_instr_count; r++)
+        if (full_arch[mf_instr_table[r].family] < 0)
+            full_arch[mf_instr_table[r].family] = (int)mf_instr_table[r].arch;
+    long n_eval = 0, rows_full = 0;
+    long per_family[MF_FAMILY_COUNT] = {0};
+    double family_s[MF_FAMILY_COUNT] = {0};
+    for (size_t r = 0; r < mf_instr_count; r++) {
+        const ::mf_instr *in = &mf_instr_table[r];
+        const int full = all || (int)in->arch == full_arch[in->family];
+        const double tr = now();
+        const long n = check_eval_row(in, full ? cases : rest, seed + r);
+        n_eval += n;
+        per_family[in->family] += n;
+        family_s[in->family] += now() - tr;
+        rows_full += full;
+    }
+    double t1 = now();
+    printf("eval: %ld cases over %zu rows (%ld rows at %ld cases, the others at %ld), %.1f s\n", n_eval, mf_instr_count,
+           rows_full, cases, all ? cases : rest, t1 - t0);
+    for (int f = 0; f < MF_FAMILY_COUNT; f++)
+        printf("  %-12s %9ld cases (full rows: %s), %.2f s\n", mf_family_name((mf_family)f), per_family[f],
+               full_arch[f] >= 0 ? mf_arch_name((mf_arch)full_arch[f]) : "-", family_s[f]);
+
+    long n_gen = 0;
+    for (size_t r = 0; r < mf_instr_count; r++)
+        n_gen += check_gen_row(&mf_instr_table[r], tiles, seed * 31 + r);
+    printf("gen: %ld tiles (%d generators, %d tiles each per row), %.1f s\n", n_gen, (int)GEN_COUNT, tiles,
+           now() - t1);
+    if (failures) {
+        printf("%d failures\n", failures);
+        return 1;
+    }
+    printf("device-code model and generators equal the host library\n");
+    return 0;
+}

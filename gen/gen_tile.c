@@ -556,15 +556,15 @@ MF_HD static void gen_fn_mutate(const gen_ctx *g, size_t slot, gen_rng *r, uint6
     }
 }
 
-MF_HD gen_kind gen_tile(const gen_ctx *g, uint64_t tile, size_t slot)
+MF_HD gen_kind gen_pick(const gen_ctx *g, uint64_t tile, gen_rng *r)
 {
-    gen_rng r = rng_derive(g->seed, rng_hash_str(g->in->name), tile);
+    *r = rng_derive(g->seed, rng_hash_str(g->in->name), tile);
     uint32_t total = 0;
     for (int k = 0; k < GEN_COUNT; k++)
         total += (gen_table[k].needs_pool && !g->nview) ? 0 : g->mix.w[k];
     gen_kind kind = GEN_UNIFORM;
     if (total) {
-        uint32_t x = rng_below(&r, total);
+        uint32_t x = rng_below(r, total);
         for (int k = 0; k < GEN_COUNT; k++) {
             uint32_t w = (gen_table[k].needs_pool && !g->nview) ? 0 : g->mix.w[k];
             if (x < w) {
@@ -574,13 +574,25 @@ MF_HD gen_kind gen_tile(const gen_ctx *g, uint64_t tile, size_t slot)
             x -= w;
         }
     }
+    return kind;
+}
+
+MF_HD void gen_run(const gen_ctx *g, gen_kind kind, gen_rng *r, uint64_t tile, size_t slot)
+{
     switch (kind) {
 #define MF_GENERATOR(E, name, weight, needs_pool, help)                                                           \
-    case GEN_##E: gen_fn_##name(g, slot, &r, tile); break;
+    case GEN_##E: gen_fn_##name(g, slot, r, tile); break;
 #include "generators.def"
 #undef MF_GENERATOR
     default: break;
     }
+}
+
+MF_HD gen_kind gen_tile(const gen_ctx *g, uint64_t tile, size_t slot)
+{
+    gen_rng r;
+    gen_kind kind = gen_pick(g, tile, &r);
+    gen_run(g, kind, &r, tile, slot);
     return kind;
 }
 

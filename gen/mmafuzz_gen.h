@@ -109,6 +109,14 @@ typedef void gen_fn(const gen_ctx *g, size_t slot, gen_rng *r, uint64_t tile);
  * batch buffers.  @return the generator used. */
 MF_HD gen_kind gen_tile(const gen_ctx *g, uint64_t tile, size_t slot);
 
+/* gen_tile in two steps, for callers that group tiles by generator (the GPU:
+ * threads of a warp then run the same generator).  gen_pick derives the
+ * tile's stream into *r and draws its generator; gen_run runs that
+ * generator on the stream as gen_pick left it.  gen_pick then gen_run give
+ * exactly what gen_tile gives. */
+MF_HD gen_kind gen_pick(const gen_ctx *g, uint64_t tile, gen_rng *r);
+MF_HD void gen_run(const gen_ctx *g, gen_kind kind, gen_rng *r, uint64_t tile, size_t slot);
+
 /* Generate tiles first .. first+ntiles-1 of the campaign `seed` with the
  * default mix (no saved cases) into slots 0 .. ntiles-1: `record`, the
  * device tests and benchmarks.  Tile t is the tile `run` generates as tile

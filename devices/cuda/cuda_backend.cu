@@ -144,8 +144,9 @@ int is_pinned(const void *p)
 
 void impl_free(Impl *im)
 {
+    vgpu_free(im->vg);  /* first: free_resources forgets its buffers (and its stage timings) */
+    im->vg = NULL;
     free_resources(im);
-    vgpu_free(im->vg);
     free(im->runnable);
     free(im->blocks_per_sm);
     free(im);

@@ -1,10 +1,14 @@
 /*
  * verify.cu - verification on the GPU itself (verify.h, mf_device_verify_tiles).
  *
- * One chunk of a call (about 2^23 cases) is three kernels on one stream:
- *   1. vgen_kernel: one thread per tile runs gen_tile, the case-generation
- *      library's own code compiled for the device (model_device.cuh), into
- *      the chunk's A, B, C arrays: the same bits the host would generate;
+ * One chunk of a call (about 2^25 cases) is these kernels on one stream:
+ *   1. generation, the case-generation library's own code compiled for the
+ *      device (model_device.cuh), into the chunk's A, B, C arrays: the same
+ *      bits the host would generate.  gen_tile in its two steps: vpick_kernel
+ *      derives each tile's stream and draws its generator (gen_pick), the
+ *      tiles are grouped by generator (vscan_kernel, vscatter_kernel), and
+ *      vrun_kernel runs them (gen_run) so that the 32 threads of a warp run
+ *      the same generator instead of diverging over all of them;
  *   2. the instruction's wrapper kernel (kernels.cuh), as mf_device_run_tiles
  *      launches it, writing D;
  *   3. vcheck_kernel: one thread per case evaluates the model (mf_eval, the
@@ -34,6 +38,14 @@ struct VSlot {
     cudaStream_t stream;
     unsigned char *buf[4];  /* A, B, C, D of one chunk */
     size_t cap[4];
+    /* grouping the chunk's tiles by generator: per tile its generator, its
+     * stream after the draw, and the order of the tiles; per generator a
+     * count, a start and a cursor */
+    unsigned char *kind;
+    unsigned long long *rng;
+    unsigned *perm;
+    unsigned *count;        /* 3 x GEN_COUNT: count, start, cursor */
+    size_t tiles_cap;
     cudaEvent_t ev[4];      /* MMAFUZZ_VERIFY_STAGES: before generation, instruction, check, after */
     int timed;              /* a timed chunk is in flight on this slot */
 };
@@ -62,23 +74,59 @@ __device__ __forceinline__ unsigned long long vld(const unsigned char *p, size_t
     }
 }
 
-__global__ void __launch_bounds__(128) vgen_kernel(const __grid_constant__ VParams p)
+__global__ void __launch_bounds__(256) vpick_kernel(const __grid_constant__ VParams p, unsigned char *kind,
+                                                    unsigned long long *rng, unsigned *count)
 {
-    const unsigned long long step = (unsigned long long)gridDim.x * blockDim.x;
-    for (unsigned long long t = (unsigned long long)blockIdx.x * blockDim.x + threadIdx.x; t < p.ntiles; t += step)
-        mfd::gen_tile(&p.g, p.base + p.stride * (p.first + t), (size_t)t);
+    const unsigned step = gridDim.x * blockDim.x;
+    for (unsigned t = blockIdx.x * blockDim.x + threadIdx.x; t < (unsigned)p.ntiles; t += step) {
+        mfd::gen_rng r;
+        mfd::gen_kind k = mfd::gen_pick(&p.g, p.base + p.stride * (p.first + t), &r);
+        kind[t] = (unsigned char)k;
+        rng[t] = r.s;
+        atomicAdd(&count[k], 1u);
+    }
+}
+
+/* One thread: the start of each generator's tiles (count[0..G) -> start, cursor). */
+__global__ void vscan_kernel(unsigned *count)
+{
+    unsigned at = 0;
+    for (int k = 0; k < mfd::GEN_COUNT; k++) {
+        count[mfd::GEN_COUNT + k] = count[2 * mfd::GEN_COUNT + k] = at;
+        at += count[k];
+    }
+}
+
+__global__ void __launch_bounds__(256) vscatter_kernel(unsigned ntiles, const unsigned char *kind, unsigned *count,
+                                                       unsigned *perm)
+{
+    const unsigned step = gridDim.x * blockDim.x;
+    for (unsigned t = blockIdx.x * blockDim.x + threadIdx.x; t < ntiles; t += step)
+        perm[atomicAdd(&count[2 * mfd::GEN_COUNT + kind[t]], 1u)] = t;
+}
+
+__global__ void __launch_bounds__(128) vrun_kernel(const __grid_constant__ VParams p, const unsigned char *kind,
+                                                   const unsigned long long *rng, const unsigned *perm)
+{
+    const unsigned step = gridDim.x * blockDim.x;
+    for (unsigned i = blockIdx.x * blockDim.x + threadIdx.x; i < (unsigned)p.ntiles; i += step) {
+        const unsigned t = perm[i];
+        mfd::gen_rng r;
+        r.s = rng[t];
+        mfd::gen_run(&p.g, (mfd::gen_kind)kind[t], &r, p.base + p.stride * (p.first + t), (size_t)t);
+    }
 }
 
 __global__ void __launch_bounds__(256) vcheck_kernel(const __grid_constant__ VParams p)
 {
-    const unsigned long long mn = (unsigned long long)p.m * (unsigned long long)p.n, total = p.ntiles * mn;
-    const unsigned long long step = (unsigned long long)gridDim.x * blockDim.x;
+    /* a chunk holds fewer than 2^32 cases (vgpu_chunk_tiles): 32-bit index arithmetic */
+    const unsigned mn = (unsigned)p.m * (unsigned)p.n, total = (unsigned)p.ntiles * mn;
+    const unsigned step = gridDim.x * blockDim.x;
     const unsigned char *A = (const unsigned char *)p.g.A, *B = (const unsigned char *)p.g.B,
                         *C = (const unsigned char *)p.g.C, *D = p.D;
-    for (unsigned long long idx = (unsigned long long)blockIdx.x * blockDim.x + threadIdx.x; idx < total;
-         idx += step) {
-        const unsigned long long t = idx / mn, o = idx - t * mn;
-        const unsigned i = (unsigned)(o / (unsigned)p.n), j = (unsigned)(o - (unsigned long long)i * (unsigned)p.n);
+    for (unsigned idx = blockIdx.x * blockDim.x + threadIdx.x; idx < total; idx += step) {
+        const unsigned t = idx / mn, o = idx - t * mn;
+        const unsigned i = o / (unsigned)p.n, j = o - i * (unsigned)p.n;
         mfd::mf_case cs;
         const size_t ar = ((size_t)t * p.m + i) * (size_t)p.k, bc = ((size_t)t * p.n + j) * (size_t)p.k;
         for (int q = 0; q < p.k; q++) {
@@ -107,7 +155,7 @@ __global__ void __launch_bounds__(256) vcheck_kernel(const __grid_constant__ VPa
 
 struct Vgpu {
     int ordinal, sms;
-    int gen_grid, chk_grid;     /* blocks of a whole-GPU launch of each kernel */
+    int pick_grid, run_grid, chk_grid;  /* blocks of a whole-GPU launch of each kernel */
     VSlot slot[kSlots];
     int ready;                  /* streams created */
     unsigned turn;
@@ -193,6 +241,10 @@ void vgpu_free(Vgpu *v)
         for (int q = 0; q < 4; q++)
             if (v->slot[s].buf[q])
                 cudaFree(v->slot[s].buf[q]);
+        void *grp[] = {v->slot[s].kind, v->slot[s].rng, v->slot[s].perm, v->slot[s].count};
+        for (void *b : grp)
+            if (b)
+                cudaFree(b);
         if (v->slot[s].stream)
             cudaStreamDestroy(v->slot[s].stream);
     }
@@ -208,9 +260,9 @@ unsigned long long vgpu_chunk_tiles(const mf_instr *in, int m, int n, int k)
     const size_t mn = (size_t)m * (size_t)n;
     const size_t tile_bytes = (size_t)m * k * mf_abi_elem_bytes(in->fa) + (size_t)n * k * mf_abi_elem_bytes(in->fb) +
                               mn * (mf_abi_elem_bytes(in->fc) + mf_abi_elem_bytes(in->fd));
-    unsigned long long t = ((unsigned long long)1 << 23) / mn;
-    if (t * tile_bytes > ((size_t)1 << 29))
-        t = ((size_t)1 << 29) / tile_bytes;
+    unsigned long long t = ((unsigned long long)1 << 25) / mn;
+    if (t * tile_bytes > ((size_t)1 << 30))
+        t = ((size_t)1 << 30) / tile_bytes;
     return t ? t : 1;
 }
 
@@ -304,9 +356,12 @@ cudaError_t vgpu_run(Vgpu *v, VgpuShared *sh, const VgpuKernel *kern, const char
             for (int q = 0; q < 4 && v->stages; q++)
                 VCK(cudaEventCreate(&v->slot[s].ev[q]));
         }
+        VCK(mfd_device_init(v->slot[0].stream));  /* the generators' device tables */
         int per = 0;
-        VCK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per, vgen_kernel, 128, 0));
-        v->gen_grid = v->sms * (per > 0 ? per : 1);
+        VCK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per, vpick_kernel, 256, 0));
+        v->pick_grid = v->sms * (per > 0 ? per : 1);
+        VCK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per, vrun_kernel, 128, 0));
+        v->run_grid = v->sms * (per > 0 ? per : 1);
         VCK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per, vcheck_kernel, 256, 0));
         v->chk_grid = v->sms * (per > 0 ? per : 1);
         v->ready = 1;
@@ -354,6 +409,22 @@ cudaError_t vgpu_run(Vgpu *v, VgpuShared *sh, const VgpuKernel *kern, const char
                                                                                             : sh->chunk_tiles;
         for (int q = 0; q < 4; q++)
             VCK(ensure(s, q, sh->chunk_tiles * per_tile[q] + 16));
+        if (s->tiles_cap < sh->chunk_tiles) {
+            void *bufs[] = {s->kind, s->rng, s->perm, s->count};
+            for (void *b : bufs)
+                if (b)
+                    cudaFree(b);
+            s->kind = NULL;
+            s->rng = NULL;
+            s->perm = NULL;
+            s->count = NULL;
+            s->tiles_cap = 0;
+            VCK(cudaMalloc((void **)&s->kind, sh->chunk_tiles));
+            VCK(cudaMalloc((void **)&s->rng, sh->chunk_tiles * sizeof *s->rng));
+            VCK(cudaMalloc((void **)&s->perm, sh->chunk_tiles * sizeof *s->perm));
+            VCK(cudaMalloc((void **)&s->count, 3 * mfd::GEN_COUNT * sizeof *s->count));
+            s->tiles_cap = sh->chunk_tiles;
+        }
         p.first = rq->first + lo;
         p.ntiles = nt;
         p.g.A = s->buf[0];
@@ -363,7 +434,11 @@ cudaError_t vgpu_run(Vgpu *v, VgpuShared *sh, const VgpuKernel *kern, const char
         p.D = s->buf[3];
         if (v->stages)
             VCK(cudaEventRecord(s->ev[0], s->stream));
-        vgen_kernel<<<v->gen_grid, 128, 0, s->stream>>>(p);
+        VCK(cudaMemsetAsync(s->count, 0, mfd::GEN_COUNT * sizeof *s->count, s->stream));
+        vpick_kernel<<<v->pick_grid, 256, 0, s->stream>>>(p, s->kind, s->rng, s->count);
+        vscan_kernel<<<1, 1, 0, s->stream>>>(s->count);
+        vscatter_kernel<<<v->pick_grid, 256, 0, s->stream>>>((unsigned)nt, s->kind, s->count, s->perm);
+        vrun_kernel<<<v->run_grid, 128, 0, s->stream>>>(p, s->kind, s->rng, s->perm);
         VCK(cudaGetLastError());
         mf_kargs ka = {s->buf[0], s->buf[1], s->buf[2], s->buf[3], nt};
         void *args[1] = {&ka};

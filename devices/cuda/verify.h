@@ -48,7 +48,8 @@ cudaError_t vgpu_run(Vgpu *v, VgpuShared *sh, const VgpuKernel *kern, const char
 cudaError_t vgpu_collect(Vgpu *v, mf_verify_hit *out, size_t cap, unsigned long long *found, size_t *copied,
                          unsigned long long *cases, double *seconds);
 
-/* Tiles per chunk for a tile shape: about 2^23 cases, under 512 MiB of tile arrays. */
+/* Tiles per chunk for a tile shape: about 2^25 cases (fewer than 2^32: the
+ * kernels index a chunk's cases in 32 bits), under 1 GiB of tile arrays. */
 unsigned long long vgpu_chunk_tiles(const mf_instr *in, int m, int n, int k);
 
 #endif

@@ -16,7 +16,7 @@
 typedef struct bk_entry {
     char id[RF_BUCKET_ID];
     char instr[160];
-    char sig[32];
+    char sig[64];
     char words[300];
     long long count;  /* as read from the file */
     long long delta;  /* sightings by this process not yet flushed */

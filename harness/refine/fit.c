@@ -101,7 +101,7 @@ static int grid(rf_space *sp, const rf_row *base, const mf_instr *start)
     const mf_instr *b = &base->in;
     mf_family fam = b->family;
     int Fs[16], nF = 0, Ls[8], nL = 0, Es[8], nE = 0;
-    mf_rho rhos[4];
+    mf_rho rhos[8];
     int nR = 0;
     if (uses_F(fam))
         for (int d = -4; d <= 4; d++)
@@ -123,10 +123,8 @@ static int grid(rf_space *sp, const rf_row *base, const mf_instr *start)
             Es[nE++] = b->e_zero + d;
     else
         Es[nE++] = b->e_zero;
-    if (nvidia_family(fam) && b->fd == MF_FMT_F32) {
-        rhos[nR++] = MF_RZ_FP32;
-        rhos[nR++] = MF_RZ_E8M13;
-        rhos[nR++] = MF_RNE;
+    if (nvidia_family(fam)) {
+        nR = rf_rhos_of(b, rhos);
     } else {
         rhos[nR++] = b->rho;
     }

@@ -223,6 +223,8 @@ static int rho_of(const mf_instr *in, int dir, int P)
         return MF_RNE_FP16;
     if (dir == 1 && P == mf_format_get(in->fd)->frac_bits)
         return MF_RNE;
+    if (P == mf_format_get(in->fd)->frac_bits && (in->fd == MF_FMT_F32 || in->fd == MF_FMT_F16))
+        return dir == 0 ? MF_RZ : dir == 2 ? MF_RU : dir == 3 ? MF_RD : -1;
     return -1;
 }
 

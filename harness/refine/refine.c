@@ -35,6 +35,25 @@ static int chunked(mf_family f)
            f == MF_GTR_FDPA;
 }
 
+int rf_rhos_of(const mf_instr *in, mf_rho *out)
+{
+    int n = 0;
+    if (in->fd == MF_FMT_F32) {
+        out[n++] = MF_RZ_FP32;   /* = MF_RZ for binary32 */
+        out[n++] = MF_RZ_E8M13;
+        out[n++] = MF_RNE;
+    } else if (in->fd == MF_FMT_F16) {
+        out[n++] = MF_RNE_FP16;  /* = MF_RNE for binary16 */
+        out[n++] = MF_RZ;
+    } else {
+        out[n++] = in->rho;
+        return n;
+    }
+    out[n++] = MF_RD;
+    out[n++] = MF_RU;
+    return n;
+}
+
 rf_row rf_row_of(const mf_instr *in)
 {
     rf_row r;
@@ -179,13 +198,13 @@ void rf_catalogue_build(const mf_instr *base, rf_catalogue *cat)
         add_L(cat, &b, base->L / 2);
     }
     if (nv) {
-        static const mf_rho f32_rhos[] = {MF_RZ_FP32, MF_RZ_E8M13, MF_RNE};
-        int nr = base->fd == MF_FMT_F32 ? 3 : 0;
+        mf_rho rhos[8];
+        int nr = rf_rhos_of(base, rhos);
         for (int i = 0; i < nr; i++)
-            if (f32_rhos[i] != base->rho) {
+            if (rhos[i] != base->rho) {
                 r = b;
-                r.in.rho = f32_rhos[i];
-                add(cat, RF_RHO, &r, "rounding %s instead of %s", mf_rho_name(f32_rhos[i]), mf_rho_name(base->rho));
+                r.in.rho = rhos[i];
+                add(cat, RF_RHO, &r, "rounding %s instead of %s", mf_rho_name(rhos[i]), mf_rho_name(base->rho));
             }
     }
     if (uses_F(fam))
@@ -573,7 +592,8 @@ static const char *family_id(mf_family f)
 }
 static const char *rho_id(mf_rho r)
 {
-    static const char *const ids[MF_RHO_COUNT] = {"MF_RZ_FP32", "MF_RZ_E8M13", "MF_RNE_FP16", "MF_RNE"};
+    static const char *const ids[MF_RHO_COUNT] = {"MF_RZ_FP32", "MF_RZ_E8M13", "MF_RNE_FP16", "MF_RNE",
+                                                   "MF_RZ",      "MF_RD",       "MF_RU"};
     return (unsigned)r < MF_RHO_COUNT ? ids[r] : "?";
 }
 static const char *status_id(mf_status s)

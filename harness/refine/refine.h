@@ -41,7 +41,7 @@ typedef enum rf_kind {
     RF_L,          /* chunk length halved, doubled, whole K */
     RF_EZERO,      /* e_zero +-1 */
     RF_X,          /* P / F2 +-1 (or P 2 <-> 4) */
-    RF_RHO,        /* another output conversion for D's format */
+    RF_RHO,        /* another output rounding of D's format (RZ, RNE, RD, RU, RZ-E8M13) */
     RF_ZERO_SIGN,  /* zero_plus flipped */
     RF_NAN,        /* nan_any flipped */
     RF_ORDER,      /* chunks in reverse order */
@@ -73,6 +73,11 @@ typedef struct rf_catalogue {
     int n;
     rf_variant v[RF_MAX_VARIANTS];
 } rf_catalogue;
+
+/* The output roundings of D's format (T-FDPA step 6), for the catalogue and
+ * the fit: binary32 RZ-FP32, RZ-E8M13, RNE, RD, RU; binary16 RNE-FP16, RZ,
+ * RD, RU; other formats the row's own.  out holds 8.  @return the count. */
+int rf_rhos_of(const mf_instr *in, mf_rho *out);
 
 /* Build the variant catalogue of table row `base`. */
 void rf_catalogue_build(const mf_instr *base, rf_catalogue *cat);

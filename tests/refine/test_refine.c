@@ -83,9 +83,83 @@ static void test_bucket_is_the_row(void)
     CHECK(!bu.explained && strstr(bu.key, "|U:") && strstr(bu.words, "unexplained"), "unexplained: %s", bu.key);
 }
 
+/* The directed output roundings (MF_RZ, MF_RD, MF_RU: T-FDPA step 6 with
+ * IEEE 754's directions) on sums that fall between two outputs, and the
+ * catalogue's rounding variants. */
+static void test_directed_roundings(void)
+{
+    const mf_instr *a32 = mf_instr_find("ampere/mma.m16n8k16.f32.f16.f16.f32");
+    const mf_instr *h16 = mf_instr_find("hopper/mma.m16n8k16.f16.f16.f16.f16");
+    CHECK(a32 && h16, "rows missing");
+    if (!a32 || !h16)
+        return;
+    /* binary32 D, F = 24: c = +-1, product +-2^-24 (2^-12 * 2^-12) kept
+     * (e_max = 0): the sum +-(1 + 2^-24) lies halfway between 1 (0x3f800000)
+     * and 1 + 2^-23 (0x3f800001). */
+    static const struct {
+        mf_rho rho;
+        uint32_t pos, neg;
+    } f32[] = {
+        {MF_RZ_FP32, 0x3f800000, 0xbf800000}, {MF_RZ, 0x3f800000, 0xbf800000},
+        {MF_RNE, 0x3f800000, 0xbf800000},     /* the tie goes to the even 1 */
+        {MF_RD, 0x3f800000, 0xbf800001},      {MF_RU, 0x3f800001, 0xbf800000},
+    };
+    for (size_t i = 0; i < sizeof f32 / sizeof f32[0]; i++)
+        for (int sg = 0; sg < 2; sg++) {
+            mf_instr in = *a32;
+            in.rho = f32[i].rho;
+            mf_case cs;
+            memset(&cs, 0, sizeof cs);
+            cs.c = sg ? 0xbf800000u : 0x3f800000u;
+            cs.a[0] = f16_pow2(-12) | (sg ? 0x8000u : 0);
+            cs.b[0] = f16_pow2(-12);
+            uint64_t want = sg ? f32[i].neg : f32[i].pos, d = mf_eval(&in, &cs);
+            CHECK(d == want, "f32 %s sign %d: %llx, want %llx", mf_rho_name(f32[i].rho), sg, (unsigned long long)d,
+                  (unsigned long long)want);
+        }
+    /* binary16 D: c = 1 (0x3c00), product 1.5 * 2^-11 (0x2600 * 0x2800), three
+     * quarters of the ulp 2^-10: RNE and RU give 0x3c01, RZ and RD 0x3c00. */
+    static const struct {
+        mf_rho rho;
+        uint16_t d;
+    } f16[] = {{MF_RNE_FP16, 0x3c01}, {MF_RZ, 0x3c00}, {MF_RD, 0x3c00}, {MF_RU, 0x3c01}};
+    for (size_t i = 0; i < sizeof f16 / sizeof f16[0]; i++) {
+        mf_instr in = *h16;
+        in.rho = f16[i].rho;
+        mf_case cs;
+        memset(&cs, 0, sizeof cs);
+        cs.c = 0x3c00;
+        cs.a[0] = 0x2600;
+        cs.b[0] = 0x2800;
+        uint64_t d = mf_eval(&in, &cs);
+        CHECK(d == f16[i].d, "f16 %s: %llx, want %x", mf_rho_name(f16[i].rho), (unsigned long long)d, f16[i].d);
+    }
+    /* the catalogue names every other rounding of D's format (the list) */
+    static rf_catalogue cat;
+    rf_catalogue_build(a32, &cat);
+    const char *want32[] = {"rounding RZ-E8M13 instead of RZ-FP32", "rounding RNE instead of RZ-FP32",
+                            "rounding RD instead of RZ-FP32", "rounding RU instead of RZ-FP32"};
+    for (size_t w = 0; w < 4; w++) {
+        int found = 0;
+        for (int i = 0; i < cat.n; i++)
+            found |= cat.v[i].kind == RF_RHO && !strcmp(cat.v[i].what, want32[w]);
+        CHECK(found, "f32 catalogue lacks \"%s\"", want32[w]);
+    }
+    rf_catalogue_build(h16, &cat);
+    const char *want16[] = {"rounding RZ instead of RNE-FP16", "rounding RD instead of RNE-FP16",
+                            "rounding RU instead of RNE-FP16"};
+    for (size_t w = 0; w < 3; w++) {
+        int found = 0;
+        for (int i = 0; i < cat.n; i++)
+            found |= cat.v[i].kind == RF_RHO && !strcmp(cat.v[i].what, want16[w]);
+        CHECK(found, "f16 catalogue lacks \"%s\"", want16[w]);
+    }
+}
+
 int main(void)
 {
     test_bucket_is_the_row();
+    test_directed_roundings();
     if (failures)
         fprintf(stderr, "%d failures\n", failures);
     else

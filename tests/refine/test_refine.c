@@ -7,6 +7,7 @@
  * L = 8, hopper's F = 25 in chunks of L = 16; both round the sum with RNE
  * into binary16 and give +0 for a sum that rounds to zero.
  */
+#include "probe.h"
 #include "refine.h"
 #include "test_check.h"
 
@@ -156,8 +157,89 @@ static void test_directed_roundings(void)
     }
 }
 
+/* The result of probe `feature` in a run. */
+static const rf_probe_result *probe_result(const rf_probe_run *pr, const char *feature)
+{
+    for (int p = 0; p < rf_probe_count; p++)
+        if (!strcmp(rf_probes[p].feature, feature))
+            return &pr->r[p];
+    return NULL;
+}
+
+static void probe_row(const char *name, rf_probe_run *pr, rf_row *r)
+{
+    const mf_instr *in = mf_instr_find(name);
+    CHECK(in != NULL, "%s missing", name);
+    if (!in)
+        return;
+    *r = rf_row_of(in);
+    rf_probe_all(in, rf_run_row, r, pr);
+}
+
+/* The probes of Fasi et al. (monotonicity) and Hickmann & Bradford
+ * (accumulator integration, order of Big, -Big, Small), DOMAIN section 6. */
+static void test_papers_probes(void)
+{
+    /* Fasi et al. on V100 (DOMAIN section 6): c = 1-2^-24 with four products
+     * 2^-24 gives 1+2^-23, c = 1 gives 1.  Volta's row reproduces it ... */
+    const mf_instr *volta = mf_instr_find("volta/mma.m8n8k4.f32.f16.f16.f32");
+    CHECK(volta != NULL, "volta row missing");
+    if (!volta)
+        return;
+    mf_case cs;
+    memset(&cs, 0, sizeof cs);
+    for (int k = 0; k < 4; k++) {
+        cs.a[k] = f16_pow2(-12);
+        cs.b[k] = f16_pow2(-12);
+    }
+    cs.c = 0x3f7fffff; /* 1 - 2^-24 */
+    CHECK(mf_eval(volta, &cs) == 0x3f800001, "Fasi c = 1-2^-24: %llx", (unsigned long long)mf_eval(volta, &cs));
+    cs.c = 0x3f800000;
+    CHECK(mf_eval(volta, &cs) == 0x3f800000, "Fasi c = 1: %llx", (unsigned long long)mf_eval(volta, &cs));
+    /* ... and the probe sees it from n = 3 products (F = 23: 1 unit short of 1, and 2
+     * units make the next binary32 above 1) */
+    static rf_probe_run pr;
+    rf_row r;
+    probe_row(volta->name, &pr, &r);
+    const rf_probe_result *m = probe_result(&pr, "monotonicity");
+    CHECK(m && m->status == RF_PROBE_OK && m->value == 1 && strstr(m->text, "n = 3"), "volta monotonicity: %s",
+          m ? m->text : "?");
+    /* hopper f32 (F = 25, L = 16, DOMAIN sections 4 and 7): c is a term of the fused sum, kept to
+     * F = 25 bits below e_max (H100: "c is summed inside the fused sum"); the fused sum loses
+     * Small beside Big in every order (Hickmann & Bradford: 2^30 + -2^30 + 2^-14 -> 0) */
+    probe_row("hopper/mma.m16n8k16.f32.f16.f16.f32", &pr, &r);
+    const rf_probe_result *c = probe_result(&pr, "accumulator integration"), *o = probe_result(&pr, "order of Big, -Big, Small");
+    CHECK(c && c->status == RF_PROBE_OK && c->value == 25, "hopper c bits: %s", c ? c->text : "?");
+    CHECK(o && o->status == RF_PROBE_OK && o->value == 1 && !strcmp(o->text, "one output in 6 orders"),
+          "hopper order: %s", o ? o->text : "?");
+    m = probe_result(&pr, "monotonicity");
+    CHECK(m && m->value == 1 && strstr(m->text, "n = 12"), "hopper monotonicity: %s", m ? m->text : "?");
+    /* the same row with chunks of 8 needs 12 products in one chunk: monotonic, and the check
+     * against the table row (L = 16) says so */
+    const mf_instr *h = mf_instr_find("hopper/mma.m16n8k16.f32.f16.f16.f32");
+    rf_row r8 = rf_row_of(h);
+    r8.in.L = 8;
+    rf_probe_all(h, rf_run_row, &r8, &pr);
+    m = probe_result(&pr, "monotonicity");
+    CHECK(m && m->value == 0, "L = 8 monotonicity: %s", m ? m->text : "?");
+    char buf[2048];
+    rf_probe_check_row(h, &pr, buf, sizeof buf);
+    CHECK(strstr(buf, "monotonicity") != NULL, "check misses monotonicity: %s", buf);
+    /* the FP64 FMA chain rounds after each product: Big + Small loses Small, Big + -Big keeps
+     * it, so the order shows (2 outputs) */
+    probe_row("hopper/mma.m16n8k16.f64.f64.f64.f64", &pr, &r);
+    o = probe_result(&pr, "order of Big, -Big, Small");
+    CHECK(o && o->value == 2, "FP64 order: %s", o ? o->text : "?");
+    /* fp8 mma.sync on hopper adds c after the products with an IEEE add (DOMAIN section 5) */
+    probe_row("hopper/mma.m16n8k32.f32.e4m3.e4m3.f32", &pr, &r);
+    c = probe_result(&pr, "accumulator integration");
+    CHECK(c && c->status == RF_PROBE_BOUND && strstr(c->text, "c added after the products"), "fp8 c: %s",
+          c ? c->text : "?");
+}
+
 int main(void)
 {
+    test_papers_probes();
     test_bucket_is_the_row();
     test_directed_roundings();
     if (failures)

@@ -135,7 +135,7 @@ void rf_buckets_classify(rf_buckets *bs, const mf_instr *in, const mf_instr *mod
             return;
         rf_catalogue_build(model, bs->cats[row]);
     }
-    rf_bucket_of(in, bs->cats[row], cs, d_dev, mf_eval(model, cs), b, NULL);
+    rf_bucket_id_of(in, bs->cats[row], cs, d_dev, mf_eval(model, cs), b, NULL);
     bk_entry *e = find(bs, b->id);
     if (!e && !(e = add(bs, b->id)))
         return;

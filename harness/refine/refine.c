@@ -266,15 +266,20 @@ int rf_set_count(const rf_set *s)
     return __builtin_popcountll(s->w[0]) + __builtin_popcountll(s->w[1]);
 }
 
+/* Does variant i reproduce d_dev on cs? */
+static int reproduces(const rf_catalogue *cat, int i, const mf_case *cs, uint64_t d_dev)
+{
+    const rf_variant *v = &cat->v[i];
+    uint64_t d = v->table_row ? mf_eval(v->table_row, cs) : rf_row_eval(&v->row, cs);
+    return mf_output_equal(&v->row.in, d, d_dev);
+}
+
 rf_set rf_explain(const rf_catalogue *cat, const mf_case *cs, uint64_t d_dev, long long *evals)
 {
     rf_set s = {{0, 0}};
-    for (int i = 0; i < cat->n; i++) {
-        const rf_variant *v = &cat->v[i];
-        uint64_t d = v->table_row ? mf_eval(v->table_row, cs) : rf_row_eval(&v->row, cs);
-        if (mf_output_equal(&v->row.in, d, d_dev))
+    for (int i = 0; i < cat->n; i++)
+        if (reproduces(cat, i, cs, d_dev))
             s.w[i >> 6] |= UINT64_C(1) << (i & 63);
-    }
     if (evals)
         *evals += cat->n;
     return s;
@@ -416,10 +421,22 @@ char *rf_signature_class(const mf_instr *in, char *buf, size_t len)
     return buf;
 }
 
-void rf_bucket_of(const mf_instr *in, const rf_catalogue *cat, const mf_case *cs, uint64_t d_dev,
-                  uint64_t d_model, rf_bucket *out, long long *evals)
+static void bucket_of(const mf_instr *in, const rf_catalogue *cat, const mf_case *cs, uint64_t d_dev,
+                      uint64_t d_model, rf_bucket *out, long long *evals, int full)
 {
-    rf_set s = rf_explain(cat, cs, d_dev, evals);
+    rf_set s = {{0, 0}};
+    if (full) {
+        s = rf_explain(cat, cs, d_dev, evals);
+    } else {
+        /* the first reproducing variant is all the key needs: stop there */
+        int i = 0;
+        while (i < cat->n && !reproduces(cat, i, cs, d_dev))
+            i++;
+        if (evals)
+            *evals += i < cat->n ? i + 1 : cat->n;
+        if (i < cat->n)
+            s.w[i >> 6] |= UINT64_C(1) << (i & 63);
+    }
     char sig[64];
     rf_signature_class(in, sig, sizeof sig);
     /* the model row compared with, when it is not the instruction's own: the
@@ -447,6 +464,18 @@ void rf_bucket_of(const mf_instr *in, const rf_catalogue *cat, const mf_case *cs
         snprintf(out->words, sizeof out->words, "unexplained (%s)", fp);
     }
     snprintf(out->id, sizeof out->id, "%016llx", (unsigned long long)XXH3_64bits(out->key, strlen(out->key)));
+}
+
+void rf_bucket_of(const mf_instr *in, const rf_catalogue *cat, const mf_case *cs, uint64_t d_dev,
+                  uint64_t d_model, rf_bucket *out, long long *evals)
+{
+    bucket_of(in, cat, cs, d_dev, d_model, out, evals, 1);
+}
+
+void rf_bucket_id_of(const mf_instr *in, const rf_catalogue *cat, const mf_case *cs, uint64_t d_dev,
+                     uint64_t d_model, rf_bucket *out, long long *evals)
+{
+    bucket_of(in, cat, cs, d_dev, d_model, out, evals, 0);
 }
 
 /* ---------------------------------------------------------------- helpers */

@@ -135,6 +135,11 @@ char *rf_signature_class(const mf_instr *in, char *buf, size_t len);
  * that row's output.  Depends only on (in, cat->base, cs, d_dev). */
 void rf_bucket_of(const mf_instr *in, const rf_catalogue *cat, const mf_case *cs, uint64_t d_dev,
                   uint64_t d_model, rf_bucket *out, long long *evals);
+/* The same bucket (id, key, words) without `also` (left ""): the variants
+ * are tried in order up to the first that reproduces d_dev, so a case the
+ * first variant explains costs one evaluation.  What `run` uses. */
+void rf_bucket_id_of(const mf_instr *in, const rf_catalogue *cat, const mf_case *cs, uint64_t d_dev,
+                     uint64_t d_model, rf_bucket *out, long long *evals);
 
 /* --------------------------------------------------------------- helpers */
 

@@ -78,6 +78,14 @@ static void test_bucket_is_the_row(void)
     rf_bucket_of(hop, &cat, &fcase, f_dev, f_amp, &again, NULL);
     CHECK(!strcmp(again.id, bf.id) && !strcmp(again.key, bf.key), "not deterministic");
 
+    /* run's bucket (variants up to the first that reproduces d) is the same bucket */
+    rf_bucket fast;
+    long long ev_full = 0, ev_fast = 0;
+    rf_bucket_of(hop, &cat, &lcase, l_dev, l_amp, &again, &ev_full);
+    rf_bucket_id_of(hop, &cat, &lcase, l_dev, l_amp, &fast, &ev_fast);
+    CHECK(!strcmp(fast.id, bl.id) && !strcmp(fast.words, bl.words) && !fast.also[0], "run's bucket differs: %s",
+          fast.key);
+    CHECK(ev_fast == 1 && ev_full == cat.n, "evaluations: %lld and %lld of %d", ev_fast, ev_full, cat.n);
     /* a device output no variant gives: unexplained, keyed by its fingerprint */
     rf_bucket bu;
     rf_bucket_of(hop, &cat, &fcase, 0x3c00 /* 1.0 */, f_amp, &bu, NULL);

@@ -276,7 +276,18 @@ int cmd_triage(int argc, char **argv)
             printf(", \"files\": %ld, \"explained\": %s, \"explanation\": ", e->files,
                    e->b.explained ? "true" : "false");
             json_str(stdout, e->b.words);
-            printf(", \"exemplar\": ");
+            printf(", \"also\": [");
+            size_t row = (size_t)(e->model - mf_instr_table);
+            const rf_catalogue *cat = row < 1024 ? t.cats[row] : NULL;
+            for (int v = 0, first = 1; cat && v < cat->n; v++) {
+                if (!e->vfiles[v] || !strcmp(cat->v[v].what, e->b.words))
+                    continue;
+                printf("%s{\"variant\": ", first ? "" : ", ");
+                json_str(stdout, cat->v[v].what);
+                printf(", \"files\": %ld}", e->vfiles[v]);
+                first = 0;
+            }
+            printf("], \"exemplar\": ");
             json_str(stdout, e->exemplar);
             printf(", \"eval\": ");
             json_str(stdout, e->eval_line);

@@ -19,6 +19,8 @@ grep -q "also reproduced by: .*chunk length 16 instead of 8 ([0-9]* of [0-9]* fi
 grep -q "mmafuzz eval ampere/mma.m16n8k16.f16.f16.f16.f16 c=" "$work/triage.txt" || { echo "FAIL: no eval line"; exit 1; }
 "$exe" triage --json "$work/store" >"$work/triage.json"
 grep -q '"explained": true' "$work/triage.json" || { echo "FAIL: json"; exit 1; }
+grep -q '"also": \[.*{"variant": "chunk length 16 instead of 8", "files": [1-9][0-9]*}' "$work/triage.json" \
+    || { echo "FAIL: json lacks the per-file count of L = 16"; exit 1; }
 # at most 4 files per bucket (the default -per_bucket), the rest counted in buckets.tsv
 if grep -qE '"files": ([5-9]|[1-9][0-9]+), "explained"' "$work/triage.json"; then echo "FAIL: a bucket holds more than 4 files"; exit 1; fi
 grep -q '^NEW bucket [0-9a-f]* hopper/' "$work/run.txt" || { echo "FAIL: no NEW bucket line (-v)"; exit 1; }

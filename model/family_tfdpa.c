@@ -15,6 +15,9 @@ MF_HD static uint64_t finish_rho(mf_format fd, mf_rho rho, int sign, uint64_t ma
     case MF_RZ_FP32: return mf_round64(sign, mag, exp, 23, 23, 8, MF_RM_RZ);
     case MF_RZ_E8M13: return mf_round64(sign, mag, exp, 13, 23, 8, MF_RM_RZ);
     case MF_RNE_FP16: return mf_round64(sign, mag, exp, 10, 10, 5, MF_RM_RNE);
+    case MF_RZ: return mf_round_pack(fd, sign, mag, exp, mf_format_get(fd)->frac_bits, MF_RM_RZ);
+    case MF_RD: return mf_round_pack(fd, sign, mag, exp, mf_format_get(fd)->frac_bits, MF_RM_RD);
+    case MF_RU: return mf_round_pack(fd, sign, mag, exp, mf_format_get(fd)->frac_bits, MF_RM_RU);
     default: return mf_round_pack(fd, sign, mag, exp, mf_format_get(fd)->frac_bits, MF_RM_RNE);
     }
 }

@@ -98,7 +98,7 @@ const char *mf_family_name(mf_family f)
 
 const char *mf_rho_name(mf_rho r)
 {
-    static const char *const names[MF_RHO_COUNT] = {"RZ-FP32", "RZ-E8M13", "RNE-FP16", "RNE"};
+    static const char *const names[MF_RHO_COUNT] = {"RZ-FP32", "RZ-E8M13", "RNE-FP16", "RNE", "RZ", "RD", "RU"};
     return (unsigned)r < MF_RHO_COUNT ? names[r] : "?";
 }
 

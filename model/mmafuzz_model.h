@@ -192,6 +192,11 @@ typedef enum mf_rho {
     MF_RZ_E8M13,  /* normalize into binary32, truncate to 13 bits */
     MF_RNE_FP16,  /* round to nearest even into binary16 */
     MF_RNE,       /* round to nearest even into D's format (FMA, AMD) */
+    /* directed roundings into D's format: no table row uses them; they are
+     * the output-rounding variants of `mmafuzz triage` and `fit` */
+    MF_RZ,        /* toward zero into D's format */
+    MF_RD,        /* toward minus infinity into D's format */
+    MF_RU,        /* toward plus infinity into D's format */
     MF_RHO_COUNT
 } mf_rho;
 

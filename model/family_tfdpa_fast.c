@@ -248,7 +248,7 @@ int mf_t_fdpa_chunk_fast(const mf_instr *in, mf_format fc, uint64_t c, const uin
  * alone. */
 static chunk_fn plan_of(const mf_instr *in)
 {
-    return in->family == MF_T_FDPA && fast_ok(in, in->fc) && fast_ok(in, in->fd) ? chunk_table[in->fa][in->fb] : NULL;
+    return in->family == MF_T_FDPA && !mf_row_has_forms(in) && fast_ok(in, in->fc) && fast_ok(in, in->fd) ? chunk_table[in->fa][in->fb] : NULL;
 }
 
 /* The plans of the table rows, filled once at load time; read-only

@@ -38,12 +38,15 @@ template <int EB> __device__ __forceinline__ void mf_st_elem(unsigned char *p, u
 
 /* Gather a register fragment: element e of this thread is at (row, col) of
  * the layout, stored at base + (row*rs + col*cs) * EB.  Elements pack into
- * registers low bits first (PTX ISA: "elements listed low to high"). */
-template <int EB, class R, int NR>
+ * registers low bits first (PTX ISA: "elements listed low to high"), VB bits
+ * each: 8 * EB, or 4 for .s4/.u4 (one value per ABI byte, two per register
+ * byte). */
+template <int EB, int VB = 8 * EB, class R, int NR>
 __device__ __forceinline__ void mf_load_frag(R (&r)[NR], const mf_frag_layout &L, const unsigned char *base,
                                              int warp, int lane, int rs, int cs)
 {
-    constexpr int per = (int)sizeof(R) / EB;
+    constexpr int per = (int)sizeof(R) * 8 / VB;
+    constexpr unsigned long long vmask = VB >= 64 ? ~0ull : ((1ull << VB) - 1);
 #pragma unroll
     for (int i = 0; i < NR; i++)
         r[i] = 0;
@@ -51,8 +54,8 @@ __device__ __forceinline__ void mf_load_frag(R (&r)[NR], const mf_frag_layout &L
     for (int e = 0; e < NR * per; e++) {
         int row, col;
         mf_frag_pos(&L, warp, lane, e, &row, &col);
-        unsigned long long v = mf_ld_elem<EB>(base + (size_t)(row * rs + col * cs) * EB);
-        r[e / per] |= (R)(v << (8 * EB * (e % per)));
+        unsigned long long v = mf_ld_elem<EB>(base + (size_t)(row * rs + col * cs) * EB) & vmask;
+        r[e / per] |= (R)(v << (VB * (e % per)));
     }
 }
 
@@ -84,15 +87,16 @@ template <class W> __device__ __forceinline__ void mf_mma_sync_tiles(const mf_ka
          t += nwarps) {
         typename W::reg_t a[W::RA], b[W::RB], c[W::RC], d[W::RD];
         /* A: M x K row-major; B: element (k, n) at n*K + k; C/D: M x N row-major */
-        mf_load_frag<W::EA>(a, W::LA(), A + t * (W::M * W::K * W::EA), 0, lane, W::K, 1);
-        mf_load_frag<W::EB>(b, W::LB(), B + t * (W::N * W::K * W::EB), 0, lane, 1, W::K);
+        mf_load_frag<W::EA, W::VA>(a, W::LA(), A + t * (W::M * W::K * W::EA), 0, lane, W::K, 1);
+        mf_load_frag<W::EB, W::VB>(b, W::LB(), B + t * (W::N * W::K * W::EB), 0, lane, 1, W::K);
         mf_load_frag<W::EC>(c, W::LCD(), C + t * (W::M * W::N * W::EC), 0, lane, W::N, 1);
         W::mma(d, a, b, c);
         mf_store_frag<W::ED>(d, W::LCD(), D + t * (W::M * W::N * W::ED), 0, lane, W::N, 1);
     }
 }
 
-/* Copy a rows x K operand (K contiguous per row, K*E = 32 bytes) from global
+/* Copy a rows x K operand (K contiguous per row, K*E = 32 bytes: 16-bit
+ * K=16, 8-bit K=32, b1 K=256 as 8 words) from global
  * memory into the no-swizzle K-major core-matrix layout of
  * mf_wgmma_smem_offset, 16 bytes at a time, by the 128 threads of a warpgroup. */
 template <int ROWS, int KBYTES>
@@ -137,7 +141,7 @@ template <class W> __device__ __forceinline__ void mf_wgmma_tiles(const mf_kargs
         asm volatile("fence.proxy.async.shared::cta;" ::: "memory");
         mf_wg_barrier(1 + wg);
         if (W::A_REGS)
-            mf_load_frag<W::EA>(a, W::LA(), A + t * (W::M * KBA), warp, lane, W::K, 1);
+            mf_load_frag<W::EA, W::VA>(a, W::LA(), A + t * (W::M * KBA), warp, lane, W::K, 1);
         else
 #pragma unroll
             for (int i = 0; i < W::RA; i++)

@@ -62,10 +62,13 @@ typedef enum mf_ptx_kind {
     MF_PTX_WGMMA      /* wgmma.mma_async, one warpgroup per tile (sm_90a) */
 } mf_ptx_kind;
 
-/* A variant of a wgmma row: N (8 or 256) and where A comes from. */
+/* A variant of a wgmma row: N (8 or 256), where A comes from, and the
+ * operand forms (variants "neg_a", "neg_b", "neg_ab": imm-scale-a/b = -1;
+ * "no_c": scale-d = 0, D = A*B; each with N = 8 and A from shared memory). */
 typedef struct mf_variant {
     int n;      /* tile N */
     int a_reg;  /* 1: A from registers, 0: A from shared memory */
+    int neg_a, neg_b, no_c;
 } mf_variant;
 
 /* Everything the kernels need to know about one (row, variant). */
@@ -81,12 +84,24 @@ typedef struct mf_wrap_shape {
 mf_ptx_kind mf_ptx_kind_of(const mf_instr *in, const char **why);
 
 /* Parse a variant name for row `in`: NULL or "" (default: the table's N, A
- * from shared memory for wgmma), "n256", "a_reg", "n256,a_reg".
+ * from shared memory for wgmma), "n256", "a_reg", "n256,a_reg", and the
+ * operand forms "neg_a", "neg_b", "neg_ab", "no_c" (mf_variant_form_ok).
  * @return 0, or -1 if `in` has no such variant. */
 int mf_variant_parse(const mf_instr *in, const char *variant, mf_variant *out);
 
 /* The variants every wgmma row is built in (NULL-terminated). */
 extern const char *const mf_wgmma_variants[];
+/* The operand-form variants ("neg_a", "neg_b", "neg_ab", "no_c"; NULL-
+ * terminated); a row is built in those mf_variant_form_ok accepts. */
+extern const char *const mf_wgmma_form_variants[];
+/* @return 1 if wgmma row `in` takes form variant `variant`: "no_c" every row,
+ * the negations only floating-point rows (integer wgmma has no imm-scale). */
+int mf_variant_form_ok(const mf_instr *in, const char *variant);
+
+/* The model's row for `in` in `variant`: a copy of *in with the operand
+ * forms set (mmafuzz_model.h: neg_a, neg_b, no_c; no_c_neg_zero = 0, the
+ * hypothesis).  @return 0, or -1 if `in` has no such variant. */
+int mf_variant_model_row(const mf_instr *in, const char *variant, mf_instr *out);
 
 /* Shape and fragment layouts of row `in` in variant v.
  * @return 0, or -1 when the row has no wrapper or the variant is unknown. */

@@ -9,7 +9,7 @@ one line per wrapper kernel with the SASS opcode its table row must compile to
 wrappers.  cuobjdump (no GPU needed; on PATH, in NVDISASM/CUOBJDUMP env vars,
 or from the PyPI package nvidia-cuda-cuobjdump with nvidia-cuda-nvdisasm)
 disassembles it; every wrapper must contain its expected opcode and no other
-matrix opcode family (HMMA/HGMMA/QGMMA/QMMA/DMMA).
+matrix opcode family (HMMA/HGMMA/QGMMA/QMMA/DMMA/IMMA/IGMMA/BMMA/BGMMA).
 
 Exit 0: all match; 1: a mismatch; 77: the wrappers were not built (no CUDA
 toolkit at build time), so there is nothing to check.
@@ -65,7 +65,7 @@ def main():
             func = m.group(1)
             ops.setdefault(func, set())
             continue
-        m = re.search(r"\b((?:HMMA|HGMMA|QGMMA|QMMA|DMMA|IMMA|IGMMA)\.[0-9A-Za-z.x]+)", line)
+        m = re.search(r"\b((?:HMMA|HGMMA|QGMMA|QMMA|DMMA|IMMA|IGMMA|BMMA|BGMMA)\.[0-9A-Za-z.x]+)", line)
         if m and func:
             ops[func].add(m.group(1))
     fails = checked = 0

@@ -10,6 +10,7 @@
  * terms F bits below e_max, ...) holds for every output element of the tile.
  */
 #include "mmafuzz_gen.h"
+#include "gen_int.h"
 
 #include <limits.h>
 #include <string.h>
@@ -573,6 +574,10 @@ MF_GEN_FN gen_kind gen_tile(const gen_ctx *g, uint64_t tile, size_t slot)
             }
             x -= w;
         }
+    }
+    if (mf_format_is_int(g->in->fa) && kind != GEN_MUTATE) {
+        gen_int_tile(g, slot, &r, kind); /* the integer rows' meaning of each generator (gen_int.c) */
+        return kind;
     }
     switch (kind) {
 #define MF_GENERATOR(E, name, weight, needs_pool, help)                                                           \

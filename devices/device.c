@@ -180,6 +180,14 @@ const char *mf_device_target(const mf_instr *in, const char **why)
     return t;
 }
 
+int mf_device_variant_is_form(const char *variant)
+{
+    for (int i = 0; variant && mf_wgmma_form_variants[i]; i++)
+        if (!strcmp(variant, mf_wgmma_form_variants[i]))
+            return 1;
+    return 0;
+}
+
 void mf_device_form_of(const mf_instr *in, mf_device_form *out)
 {
     static const char *const default_only[] = {"", NULL};

@@ -182,10 +182,7 @@ const char *mf_device_target(const mf_instr *in, const char **why)
 
 int mf_device_variant_is_form(const char *variant)
 {
-    for (int i = 0; variant && mf_wgmma_form_variants[i]; i++)
-        if (!strcmp(variant, mf_wgmma_form_variants[i]))
-            return 1;
-    return 0;
+    return mf_variant_changes_arithmetic(variant);
 }
 
 void mf_device_form_of(const mf_instr *in, mf_device_form *out)

@@ -132,9 +132,9 @@ static void put_wrapper(FILE *f, const mf_instr *in, const char *variant, int id
     fprintf(f, "\n/* %s%s%s: %s */\nstruct W_%d {\n", in->name, *variant ? " variant " : "", variant, ptx, id);
     fprintf(f, "    typedef %s reg_t;\n", wide ? "unsigned long long" : "unsigned int");
     fprintf(f, "    enum { M = %d, N = %d, K = %d, EA = %d, EB = %d, EC = %d, ED = %d, VA = %d, VB = %d, RA = %d, RB = %d,"
-               " RC = %d, RD = %d, A_REGS = %d };\n",
+               " RC = %d, RD = %d, A_REGS = %d, TRANS_A = %d, TRANS_B = %d };\n",
             s.m, s.n, s.k, ebytes(in->fa), ebytes(in->fb), ebytes(in->fc), ebytes(in->fd), vbits(in->fa), vbits(in->fb),
-            ra, rb, rc, rd, s.a_in_regs);
+            ra, rb, rc, rd, s.a_in_regs, v.trans_a, v.trans_b);
     put_layout(f, "LA", &s.a);
     if (s.kind == MF_PTX_MMA_SYNC)
         put_layout(f, "LB", &s.b);
@@ -195,8 +195,12 @@ static void put_wrapper(FILE *f, const mf_instr *in, const char *variant, int id
         } else {
             fprintf(f, ", %%%d", next++);
         }
-        fprintf(f, ", %%%d, p%s%s;\\n}\\n\"\n            : ", next++, scales,
-                ab16 ? (s.a_in_regs ? ", 0" : ", 0, 0") : "");
+        char trans[16] = "";
+        if (ab16 && s.a_in_regs)
+            snprintf(trans, sizeof trans, ", %d", v.trans_b);
+        else if (ab16)
+            snprintf(trans, sizeof trans, ", %d, %d", v.trans_a, v.trans_b);
+        fprintf(f, ", %%%d, p%s%s;\\n}\\n\"\n            : ", next++, scales, trans);
         for (int i = 0; i < rd; i++)
             fprintf(f, "%s\"+%s\"(t[%d])", i ? ", " : "", dc, i);
         fprintf(f, "\n            : ");

@@ -110,6 +110,16 @@ __device__ __forceinline__ void mf_copy_kmajor(unsigned char *dst, const unsigne
     }
 }
 
+/* Copy a ROWS x K operand (K contiguous per row, EB-byte elements) into the
+ * transposed, MN-major no-swizzle layout of mf_wgmma_smem_offset_mn (imm-trans
+ * = 1), an element at a time, by the 128 threads of a warpgroup. */
+template <int ROWS, int K, int EB>
+__device__ __forceinline__ void mf_copy_mnmajor(unsigned char *dst, const unsigned char *src, int tid)
+{
+    for (int q = tid; q < ROWS * K; q += 128)
+        mf_st_elem<EB>(dst + mf_wgmma_smem_offset_mn(q / K, q % K, K, EB), mf_ld_elem<EB>(src + (size_t)q * EB));
+}
+
 __device__ __forceinline__ void mf_wg_barrier(int id)
 {
     asm volatile("bar.sync %0, 128;" ::"r"(id) : "memory");
@@ -130,13 +140,22 @@ template <class W> __device__ __forceinline__ void mf_wgmma_tiles(const mf_kargs
                         *C = (const unsigned char *)g.C;
     unsigned char *D = (unsigned char *)g.D;
     const unsigned long long nwg = (unsigned long long)gridDim.x * wgs;
-    const uint64_t desc_a = mf_wgmma_desc((uint32_t)__cvta_generic_to_shared(sA), MF_WGMMA_LBO(KBA), MF_WGMMA_SBO(KBA));
-    const uint64_t desc_b = mf_wgmma_desc((uint32_t)__cvta_generic_to_shared(sB), MF_WGMMA_LBO(KBB), MF_WGMMA_SBO(KBB));
+    const uint64_t desc_a =
+        W::TRANS_A ? mf_wgmma_desc((uint32_t)__cvta_generic_to_shared(sA), MF_WGMMA_MN_LBO(W::K), MF_WGMMA_MN_SBO(W::K))
+                   : mf_wgmma_desc((uint32_t)__cvta_generic_to_shared(sA), MF_WGMMA_LBO(KBA), MF_WGMMA_SBO(KBA));
+    const uint64_t desc_b =
+        W::TRANS_B ? mf_wgmma_desc((uint32_t)__cvta_generic_to_shared(sB), MF_WGMMA_MN_LBO(W::K), MF_WGMMA_MN_SBO(W::K))
+                   : mf_wgmma_desc((uint32_t)__cvta_generic_to_shared(sB), MF_WGMMA_LBO(KBB), MF_WGMMA_SBO(KBB));
     for (unsigned long long t = (unsigned long long)blockIdx.x * wgs + wg; t < g.ntiles; t += nwg) {
         typename W::reg_t a[W::RA], d[W::RD];
-        if (!W::A_REGS)
+        if (!W::A_REGS && W::TRANS_A)
+            mf_copy_mnmajor<W::M, W::K, W::EA>(sA, A + t * (W::M * KBA), tid);
+        else if (!W::A_REGS)
             mf_copy_kmajor<W::M, KBA>(sA, A + t * (W::M * KBA), tid);
-        mf_copy_kmajor<W::N, KBB>(sB, B + t * (W::N * KBB), tid);
+        if (W::TRANS_B)
+            mf_copy_mnmajor<W::N, W::K, W::EB>(sB, B + t * (W::N * KBB), tid);
+        else
+            mf_copy_kmajor<W::N, KBB>(sB, B + t * (W::N * KBB), tid);
         /* generic-proxy stores must be visible to the async proxy (HOPPER.md, PTX "fence.proxy.async") */
         asm volatile("fence.proxy.async.shared::cta;" ::: "memory");
         mf_wg_barrier(1 + wg);

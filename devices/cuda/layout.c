@@ -8,24 +8,32 @@
 #include <stdio.h>
 #include <string.h>
 
+static int is_8bit(mf_format f) { return f == MF_FMT_E4M3 || f == MF_FMT_E5M2; }
+static int is_16bit(mf_format f) { return f == MF_FMT_F16 || f == MF_FMT_BF16; }
+static int is_int8(mf_format f) { return f == MF_FMT_S8 || f == MF_FMT_U8; }
+static int is_int4(mf_format f) { return f == MF_FMT_S4 || f == MF_FMT_U4; }
+
 const char *const mf_wgmma_variants[] = {"", "a_reg", "n256", "n256,a_reg", NULL};
 
 /* The operand forms of wgmma, each a variant of its own with N = 8 and A from
  * shared memory (layout.h): the sign flips only for floating-point rows (PTX:
  * integer wgmma has no imm-scale-a/b), scale-d = 0 for every row. */
-const char *const mf_wgmma_form_variants[] = {"neg_a", "neg_b", "neg_ab", "no_c", NULL};
+const char *const mf_wgmma_form_variants[] = {"neg_a", "neg_b", "neg_ab", "no_c", "trans_a", "trans_b", "trans_ab", NULL};
 
 int mf_variant_form_ok(const mf_instr *in, const char *variant)
 {
     if (!strcmp(variant, "no_c"))
         return 1;
+    if (!strncmp(variant, "trans_", 6))
+        return is_16bit(in->fa) && is_16bit(in->fb);
     return !mf_format_is_int(in->fa);
 }
 
-static int is_8bit(mf_format f) { return f == MF_FMT_E4M3 || f == MF_FMT_E5M2; }
-static int is_16bit(mf_format f) { return f == MF_FMT_F16 || f == MF_FMT_BF16; }
-static int is_int8(mf_format f) { return f == MF_FMT_S8 || f == MF_FMT_U8; }
-static int is_int4(mf_format f) { return f == MF_FMT_S4 || f == MF_FMT_U4; }
+int mf_variant_changes_arithmetic(const char *variant)
+{
+    return variant && (!strncmp(variant, "neg_", 4) || !strcmp(variant, "no_c"));
+}
+
 
 mf_ptx_kind mf_ptx_kind_of(const mf_instr *in, const char **why)
 {
@@ -100,6 +108,8 @@ int mf_variant_parse(const mf_instr *in, const char *variant, mf_variant *out)
             out->neg_a = !strcmp(variant, "neg_a") || !strcmp(variant, "neg_ab");
             out->neg_b = !strcmp(variant, "neg_b") || !strcmp(variant, "neg_ab");
             out->no_c = !strcmp(variant, "no_c");
+            out->trans_a = !strcmp(variant, "trans_a") || !strcmp(variant, "trans_ab");
+            out->trans_b = !strcmp(variant, "trans_b") || !strcmp(variant, "trans_ab");
             return 0;
         }
     return -1;
@@ -248,7 +258,8 @@ int mf_wrap_shape_of(const mf_instr *in, const mf_variant *v, mf_wrap_shape *out
         }
         return 0;
     case MF_PTX_WGMMA:
-        if ((v->n != 8 && v->n != 256) || ((v->neg_a || v->neg_b || v->no_c) && (v->n != in->n || v->a_reg)))
+        if ((v->n != 8 && v->n != 256) ||
+            ((v->neg_a || v->neg_b || v->no_c || v->trans_a || v->trans_b) && (v->n != in->n || v->a_reg)))
             return -1;
         out->threads = 128;
         out->a_in_regs = v->a_reg;

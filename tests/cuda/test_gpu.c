@@ -18,8 +18,10 @@
  *   variants  wgmma only: the same cases through N=8 and N=256, A from shared
  *             memory and from registers; all four outputs compared bit for bit.
  *   forms     wgmma only: the operand-form variants (neg_a, neg_b, neg_ab,
- *             no_c) against the model's row for each (hypotheses), and the
- *             negations against the default wrapper on inputs negated here.
+ *             no_c, trans_a, trans_b, trans_ab) against the model's row for
+ *             each (hypotheses; a transposition leaves the row as it is), and
+ *             the negations against the default wrapper on inputs negated here.
+ *             `layout` probes the transposed layouts too.
  *
  * With no CUDA device the test exits 77 (CTest: skipped), unless the
  * environment sets MMAFUZZ_REQUIRE_GPU=1: then it fails.
@@ -603,6 +605,14 @@ int main(int argc, char **argv)
             for (int v = 0; kind == MF_PTX_WGMMA ? mf_wgmma_variants[v] != NULL : v == 0; v++) {
                 const char *vn = kind == MF_PTX_WGMMA ? mf_wgmma_variants[v] : NULL;
                 if (mf_device_supports(dev, in, vn)) {
+                    failed += layout_one(dev, in, vn);
+                    ran++;
+                }
+            }
+            /* the transposed shared-memory layouts (imm-trans), which move data only */
+            for (int v = 0; kind == MF_PTX_WGMMA && mf_wgmma_form_variants[v]; v++) {
+                const char *vn = mf_wgmma_form_variants[v];
+                if (!mf_variant_changes_arithmetic(vn) && mf_device_supports(dev, in, vn)) {
                     failed += layout_one(dev, in, vn);
                     ran++;
                 }

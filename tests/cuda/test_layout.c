@@ -167,6 +167,29 @@ static void check_layout(const char *what, const mf_instr *in, const char *varia
     free(hit);
 }
 
+/* The transposed (MN-major) layout: a bijection onto the operand bytes; each
+ * 128-byte core matrix holds 8 K positions (16 bytes apart) of 16 contiguous
+ * bytes along M or N (PTX ISA canonical MN-major layout, no swizzle); K-groups
+ * of 8 are LBO = 128 bytes apart, M/N groups SBO = 128 * K/8. */
+static void check_smem_mn(int rows, int K, int eb)
+{
+    int n = rows * K * eb, T = 16 / eb;
+    int *hit = calloc((size_t)n, sizeof *hit);
+    for (int r = 0; r < rows; r++)
+        for (int k = 0; k < K; k++) {
+            unsigned o = mf_wgmma_smem_offset_mn(r, k, K, eb);
+            EXPECT(o < (unsigned)n, "MN smem offset (%d,%d) = %u outside %d bytes", r, k, o, n);
+            for (int b = 0; b < eb && o + (unsigned)b < (unsigned)n; b++)
+                hit[o + (unsigned)b]++;
+            EXPECT(o % 128 == (unsigned)((k % 8) * 16 + (r % T) * eb), "MN core-matrix layout at (%d,%d)", r, k);
+            EXPECT(o / 128 == (unsigned)((r / T) * (MF_WGMMA_MN_SBO(K) / 128) + (k / 8) * (MF_WGMMA_MN_LBO(K) / 128)),
+                   "MN core matrix of (%d,%d): not LBO/SBO apart", r, k);
+        }
+    for (int i = 0; i < n; i++)
+        EXPECT(hit[i] == 1, "MN smem byte %d hit %d times (%d rows x K %d)", i, hit[i], rows, K);
+    free(hit);
+}
+
 static void check_smem(int rows, int kbytes)
 {
     int n = rows * kbytes;
@@ -218,15 +241,21 @@ int main(void)
             const char *vn = mf_wgmma_form_variants[v];
             mf_variant var;
             mf_wrap_shape s;
-            int want = !mf_format_is_int(in->fa) || !strcmp(vn, "no_c");
+            int f16ish = (in->fa == MF_FMT_F16 || in->fa == MF_FMT_BF16) && (in->fb == MF_FMT_F16 || in->fb == MF_FMT_BF16);
+            int want = !strncmp(vn, "trans_", 6) ? f16ish : !mf_format_is_int(in->fa) || !strcmp(vn, "no_c");
             int ok = !mf_variant_parse(in, vn, &var) && !mf_wrap_shape_of(in, &var, &s);
             EXPECT(ok == want, "%s: variant '%s' %s", in->name, vn, ok ? "accepted" : "refused");
             if (!ok)
                 continue;
             EXPECT(s.n == 8 && !s.a_in_regs, "%s [%s]: N = %d, A in registers %d", in->name, vn, s.n, s.a_in_regs);
             EXPECT(var.neg_a == (strstr(vn, "neg_a") != NULL || !strcmp(vn, "neg_ab")) &&
-                       var.neg_b == (!strcmp(vn, "neg_b") || !strcmp(vn, "neg_ab")) && var.no_c == !strcmp(vn, "no_c"),
-                   "%s [%s]: flags %d %d %d", in->name, vn, var.neg_a, var.neg_b, var.no_c);
+                       var.neg_b == (!strcmp(vn, "neg_b") || !strcmp(vn, "neg_ab")) && var.no_c == !strcmp(vn, "no_c") &&
+                       var.trans_a == (!strcmp(vn, "trans_a") || !strcmp(vn, "trans_ab")) &&
+                       var.trans_b == (!strcmp(vn, "trans_b") || !strcmp(vn, "trans_ab")),
+                   "%s [%s]: flags %d %d %d %d %d", in->name, vn, var.neg_a, var.neg_b, var.no_c, var.trans_a,
+                   var.trans_b);
+            EXPECT(mf_variant_changes_arithmetic(vn) == (var.neg_a || var.neg_b || var.no_c), "%s [%s]: changes arithmetic",
+                   in->name, vn);
             mf_instr mr;
             EXPECT(!mf_variant_model_row(in, vn, &mr) && mr.neg_a == var.neg_a && mr.neg_b == var.neg_b &&
                        mr.no_c == var.no_c && mr.no_c_neg_zero == 0,
@@ -245,6 +274,9 @@ int main(void)
     check_smem(64, 32);
     check_smem(8, 32);
     check_smem(256, 32);
+    check_smem_mn(64, 16, 2);
+    check_smem_mn(8, 16, 2);
+    check_smem_mn(256, 16, 2);
     /* descriptor bits (DOMAIN 8): 0-13 start >> 4, 16-29 LBO >> 4, 32-45 SBO >> 4 */
     uint64_t d = mf_wgmma_desc(0x1230, 128, 256);
     EXPECT(d == ((uint64_t)0x123 | ((uint64_t)8 << 16) | ((uint64_t)16 << 32)), "descriptor 0x%llx",

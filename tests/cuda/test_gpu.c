@@ -424,14 +424,25 @@ static int forms_one(mf_device *dev, const mf_instr *in, const opts *o)
             bad++;
             continue;
         }
-        long long model_bad = 0, hand_bad = -1;
+        long long model_bad = 0, hand_bad = -1, alt_neg_zero = 0, alt_plus_c = 0;
         mf_case cs;
+        /* no_c's alternative hypotheses, counted beside the model's (README):
+         * -0 from an all -0 product sum (no_c_neg_zero = 1), and c = +0 read
+         * (the row itself on c = +0, whose zero c takes e_zero) */
+        mf_instr row_nz = row;
+        row_nz.no_c_neg_zero = 1;
         for (size_t t = 0; t < T; t++)
             for (int i = 0; i < M; i++)
                 for (int j = 0; j < N; j++) {
                     mf_tile_get_case(in, M, N, K, A, B, C, NULL, NULL, t, i, j, &cs);
-                    if (!mf_output_equal(&row, mf_eval(&row, &cs), mf_abi_get(in->fd, D, (t * M + i) * N + j)))
+                    uint64_t d = mf_abi_get(in->fd, D, (t * M + i) * N + j);
+                    if (!mf_output_equal(&row, mf_eval(&row, &cs), d))
                         model_bad++;
+                    if (row.no_c) {
+                        alt_neg_zero += !mf_output_equal(&row_nz, mf_eval(&row_nz, &cs), d);
+                        cs.c = 0;
+                        alt_plus_c += !mf_output_equal(in, mf_eval(in, &cs), d);
+                    }
                 }
         if (row.neg_a || row.neg_b) { /* the default wrapper on negated inputs */
             const int sa = mf_format_get(in->fa)->bits - 1, sb = mf_format_get(in->fb)->bits - 1;
@@ -454,6 +465,9 @@ static int forms_one(mf_device *dev, const mf_instr *in, const opts *o)
         printf("%s %-44s %-6s %zu tiles: model mismatches %lld", b ? "FAIL" : "ok  ", in->name, vn, T, model_bad);
         if (hand_bad >= 0)
             printf(", differences from the default form on inputs negated here %lld", hand_bad);
+        if (row.no_c)
+            printf("; alternatives: -0 from all -0 products %lld mismatches, c = +0 read %lld", alt_neg_zero,
+                   alt_plus_c);
         printf("\n");
     }
     free(A);

@@ -616,7 +616,8 @@ static const char *family_id(mf_family f)
 {
     static const char *const ids[MF_FAMILY_COUNT] = {"MF_T_FDPA",  "MF_ST_FDPA",     "MF_GST_FDPA",
                                                      "MF_FMA_CHAIN", "MF_E_FDPA",    "MF_FTZ_MUL_ADD",
-                                                     "MF_TR_FDPA", "MF_GTR_FDPA",    "MF_F16_EMU"};
+                                                     "MF_TR_FDPA", "MF_GTR_FDPA",    "MF_F16_EMU",
+                                                     "MF_INT_DOT"};
     return (unsigned)f < MF_FAMILY_COUNT ? ids[f] : "?";
 }
 static const char *rho_id(mf_rho r)

@@ -252,6 +252,11 @@ const char *mf_device_target(const mf_instr *in, const char **why)
     return t;
 }
 
+int mf_device_variant_is_form(const char *variant)
+{
+    return mf_variant_changes_arithmetic(variant);
+}
+
 void mf_device_form_of(const mf_instr *in, mf_device_form *out)
 {
     static const char *const default_only[] = {"", NULL};

@@ -83,6 +83,11 @@ const mf_device_info *mf_device_get_info(const mf_device *dev);
  * For model:ARCH devices: `in`'s qualifier exists in ARCH's table too. */
 int mf_device_supports(const mf_device *dev, const mf_instr *in, const char *variant);
 
+/* @return 1 if `variant` changes what the instruction computes (wgmma's
+ * operand forms "neg_a", "neg_b", "neg_ab", "no_c"): its outputs are not the
+ * table row's, so they cannot be recorded under the row's name. */
+int mf_device_variant_is_form(const char *variant);
+
 /* Shape of a tile for instruction `in` and variant (NULL = default). */
 int mf_device_tile_shape(const mf_device *dev, const mf_instr *in, const char *variant, int *m, int *n, int *k);
 

@@ -2,9 +2,12 @@
  * model_backend.c - "model:ARCH": the model of architecture ARCH as a device.
  * An instruction runs on it when ARCH's table has the same qualifier; the
  * cases are evaluated with ARCH's row.  Used for differential runs between
- * generations and to exercise the whole driver without a GPU.
+ * generations and to exercise the whole driver without a GPU.  The wgmma
+ * operand-form variants ("neg_a", "no_c", "trans_a", ...) run as the model's
+ * row for the form (mf_variant_model_row), the default tile shape.
  */
 #include "backend.h"
+#include "cuda/layout.h"
 
 #include <stdio.h>
 #include <string.h>
@@ -17,9 +20,21 @@ static const mf_instr *model_row(const mf_device *dev, const mf_instr *in)
 
 static void model_close(mf_device *dev) { (void)dev; }
 
+/* @return 1 if `variant` is an operand form of the row (the variants whose
+ * tile shape is the row's). */
+static int model_form(const mf_instr *row, const char *variant)
+{
+    mf_instr tmp;
+    for (int i = 0; mf_wgmma_form_variants[i]; i++)
+        if (!strcmp(variant, mf_wgmma_form_variants[i]))
+            return mf_variant_model_row(row, variant, &tmp) == 0;
+    return 0;
+}
+
 static int model_supports(const mf_device *dev, const mf_instr *in, const char *variant)
 {
-    return variant == NULL && model_row(dev, in) != NULL;
+    const mf_instr *row = model_row(dev, in);
+    return row != NULL && (variant == NULL || model_form(row, variant));
 }
 
 static int model_tile_shape(const mf_device *dev, const mf_instr *in, const char *variant, int *m, int *n, int *k)
@@ -36,11 +51,18 @@ static int model_run_tiles(mf_device *dev, const mf_instr *in, const char *varia
                            const void *B, const void *C, const void *SA, const void *SB, void *D, char *err,
                            size_t errlen)
 {
-    (void)variant;
     const mf_instr *row = model_row(dev, in);
     if (!row) {
         snprintf(err, errlen, "%s: %s has no such instruction", in->name, dev->info.name);
         return MF_DEV_ERR_UNSUPPORTED;
+    }
+    mf_instr form;
+    if (variant && *variant) {
+        if (!model_form(row, variant) || mf_variant_model_row(row, variant, &form)) {
+            snprintf(err, errlen, "%s: %s has no variant '%s'", in->name, dev->info.name, variant);
+            return MF_DEV_ERR_UNSUPPORTED;
+        }
+        row = &form;
     }
     /* the layouts are the same (mf_device.h and mmafuzz_model.h), and the
      * two rows have the same formats and shape: only the arithmetic differs */

@@ -10,6 +10,7 @@
  * terms F bits below e_max, ...) holds for every output element of the tile.
  */
 #include "mmafuzz_gen.h"
+#include "gen_int.h"
 
 #include <limits.h>
 #include <string.h>
@@ -579,6 +580,10 @@ MF_HD gen_kind gen_pick(const gen_ctx *g, uint64_t tile, gen_rng *r)
 
 MF_HD void gen_run(const gen_ctx *g, gen_kind kind, gen_rng *r, uint64_t tile, size_t slot)
 {
+    if (mf_format_is_int(g->in->fa) && kind != GEN_MUTATE) {
+        gen_int_tile(g, slot, r, kind); /* the integer rows' meaning of each generator (gen_int.c) */
+        return;
+    }
     switch (kind) {
 #define MF_GENERATOR(E, name, weight, needs_pool, help)                                                           \
     case GEN_##E: gen_fn_##name(g, slot, r, tile); break;

@@ -47,6 +47,10 @@ MF_CONSTRUCTOR MF_HD void rv_init_tables(void)
             L->emin = -127;
             L->emax = 127;
             L->max_frac_at_emax = 0;
+        } else if (mf_format_is_int((mf_format)f)) {  /* integers: no fields; two's complement, no sign bit to flip */
+            L->sign_shift = -1;
+            L->emin = L->emax = 0;
+            L->max_frac_at_emax = 0;
         } else {  /* fnuz, fp6, fp4: every exponent finite */
             L->emax = (int)Emax_field - L->bias;
             L->max_frac_at_emax = fmax;
@@ -136,6 +140,13 @@ MF_HD size_t rv_specials(mf_format f, uint64_t *out, size_t max)
     uint32_t Eall = (1u << L->ebits) - 1;
     if (f == MF_FMT_UE8M0) {
         uint64_t s[] = {0x00, 0x01, 0x7E, 0x7F, 0x80, 0xFD, 0xFE, 0xFF};
+        memcpy(v, s, sizeof s);
+        n = sizeof s / sizeof s[0];
+    } else if (mf_format_is_int(f)) {
+        /* 0, 1, all ones (-1 or the largest unsigned), the top bit (the most
+         * negative, or 2^(bits-1)), the largest signed, 2 */
+        uint64_t top = UINT64_C(1) << (L->bits - 1);
+        uint64_t s[] = {0, 1, L->mask, top, top - 1, 2};
         memcpy(v, s, sizeof s);
         n = sizeof s / sizeof s[0];
     } else {

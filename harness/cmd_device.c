@@ -270,6 +270,12 @@ int cmd_record(int argc, char **argv)
     }
     if (instr_select_check("record", "--instr ", &pattern, 1))
         return 2;
+    if (mf_device_variant_is_form(variant)) {
+        fprintf(stderr, "mmafuzz record: --variant %s changes the arithmetic (a wgmma operand form): a .vec case "
+                        "names the table row only, so it cannot be recorded (tests/cuda/test_gpu forms runs it)\n",
+                variant);
+        return 2;
+    }
     mf_device *dev;
     char err[512];
     if (mf_device_open(spec, &dev, err, sizeof err)) {

@@ -289,11 +289,41 @@ int cmd_fit(int argc, char **argv)
                data.n < 20000 ? data.n : (size_t)20000);
         print_row("closest: ", chosen, target);
         printf("diff against %s: %s\n", start->name, rf_row_diff(&start_row, chosen, diff, sizeof diff)[0] ? diff : "(none)");
-        printf("cases it misses (first 5):\n");
+        /* the cases it misses, minimized on the device (harness/minimize: ddmin over the
+         * products and c, then simpler values) while the device still disagrees with the
+         * closest row; a case read from a file is shown as recorded (the device that gave
+         * it is not at hand), and so is one the closest row misses only by its chunk order
+         * (the minimizer evaluates table rows, which have none) */
+        printf("cases it misses (first 5%s):\n", dev ? ", minimized on the device" : "; --device minimizes them");
         int shown = 0;
         for (size_t q = 0; q < data.n && shown < 5; q++)
             if (!rf_agrees(chosen, &data.v[q])) {
-                print_case(target, chosen, &data.v[q], "");
+                char note[96] = "";
+                rf_obs o = data.v[q];
+                if (dev && !chosen->reverse) {
+                    const mf_instr *saved = z.model;
+                    mz_result res;
+                    z.model = &chosen->in;
+                    int mr = mz_minimize(&z, &o.cs, &res);
+                    z.model = saved;
+                    if (mr < 0 && mr != MZ_STOPPED) {
+                        fprintf(stderr, "mmafuzz fit: device error: %s\n", z.err);
+                        status = 2;
+                        break;
+                    }
+                    if (mr == 0) {
+                        int before = 0;
+                        for (int k = 0; k < target->k; k++)
+                            before += o.cs.a[k] != 0 && o.cs.b[k] != 0;
+                        snprintf(note, sizeof note, "  (minimized: %d of %d products, c %s)", res.products, before,
+                                 res.c_nonzero ? "kept" : "zero");
+                        o.cs = res.cs;
+                        o.d = res.d_dev;
+                    } else {
+                        snprintf(note, sizeof note, "  (as recorded: this device agrees with the row on it)");
+                    }
+                }
+                print_case(target, chosen, &o, note);
                 shown++;
             }
         status = status ? status : 1;

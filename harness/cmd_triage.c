@@ -24,6 +24,7 @@ typedef struct tr_bucket {
     char devices[256];
     char exemplar[1024];   /* path */
     char eval_line[8400];  /* mmafuzz eval ... --trace */
+    long vfiles[RF_MAX_VARIANTS];  /* files each variant of the model's catalogue reproduces */
 } tr_bucket;
 
 typedef struct tr_ctx {
@@ -123,6 +124,9 @@ static void finish_file(tr_ctx *t)
         snprintf(e->eval_line, sizeof e->eval_line, "mmafuzz eval %s %s --trace", model->name, line);
     }
     e->files++;
+    rf_set vs = rf_explain(t->cats[row], &c->cs, c->d, NULL);
+    for (int v = 0; v < t->cats[row]->n; v++)
+        e->vfiles[v] += rf_set_has(&vs, v);
     if (when[0] && (!e->first[0] || strcmp(when, e->first) < 0))
         snprintf(e->first, sizeof e->first, "%s", when);
     if (when[0] && strcmp(when, e->last) > 0)
@@ -144,6 +148,23 @@ static int on_case(const st_case *c, void *vctx)
     t->last = *c;
     t->have = 1;
     return 0;
+}
+
+/* The other variants that reproduce the bucket's files: "F = 25 instead of 24 (3 of 4 files); ...". */
+static void print_also(const tr_ctx *t, const tr_bucket *e)
+{
+    size_t row = (size_t)(e->model - mf_instr_table);
+    int first = 1;
+    for (int v = 0; row < 1024 && v < RF_MAX_VARIANTS; v++) {
+        const rf_catalogue *cat = e->vfiles[v] ? t->cats[row] : NULL;
+        if (!cat || v >= cat->n || !strcmp(cat->v[v].what, e->b.words))
+            continue;
+        printf("%s%s (%ld of %ld files)", first ? "        also reproduced by: " : "; ", cat->v[v].what, e->vfiles[v],
+               e->files);
+        first = 0;
+    }
+    if (!first)
+        printf("\n");
 }
 
 static int by_count(const void *x, const void *y)
@@ -255,7 +276,18 @@ int cmd_triage(int argc, char **argv)
             printf(", \"files\": %ld, \"explained\": %s, \"explanation\": ", e->files,
                    e->b.explained ? "true" : "false");
             json_str(stdout, e->b.words);
-            printf(", \"exemplar\": ");
+            printf(", \"also\": [");
+            size_t row = (size_t)(e->model - mf_instr_table);
+            const rf_catalogue *cat = row < 1024 ? t.cats[row] : NULL;
+            for (int v = 0, first = 1; cat && v < cat->n; v++) {
+                if (!e->vfiles[v] || !strcmp(cat->v[v].what, e->b.words))
+                    continue;
+                printf("%s{\"variant\": ", first ? "" : ", ");
+                json_str(stdout, cat->v[v].what);
+                printf(", \"files\": %ld}", e->vfiles[v]);
+                first = 0;
+            }
+            printf("], \"exemplar\": ");
             json_str(stdout, e->exemplar);
             printf(", \"eval\": ");
             json_str(stdout, e->eval_line);
@@ -276,13 +308,14 @@ int cmd_triage(int argc, char **argv)
         for (size_t i = 0; i < t.n; i++) {
             const tr_bucket *e = &t.bk[i];
             const char *sig = strchr(e->b.key, '|');
-            char sigc[32] = "";
+            char sigc[64] = "";
             if (sig)
                 snprintf(sigc, sizeof sigc, "%.*s", (int)strcspn(sig + 1, "|"), sig + 1);
             printf("\n%6ld  %s  %s  [%s]\n", e->files, e->b.id, e->in->name, sigc);
             if (e->model != e->in)
                 printf("        model: %s\n", e->model->name);
             printf("        explanation: %s\n", e->b.words);
+            print_also(&t, e);
             printf("        exemplar: %s\n", e->exemplar);
             printf("        %s\n", e->eval_line);
             printf("        seen: %s .. %s on %s\n", e->first[0] ? e->first : "?", e->last[0] ? e->last : "?",

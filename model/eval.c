@@ -4,8 +4,29 @@
  */
 #include "internal.h"
 
+/* The case with every a (neg_a) and every b (neg_b) negated: the sign bit of
+ * each float value flipped (wgmma's imm-scale-a/b = -1; a hypothesis). */
+MF_HD static uint64_t eval_negated(const mf_instr *in, const mf_case *cs, const mf_trace *tr)
+{
+    mf_instr r = *in;
+    mf_case t = *cs;
+    r.neg_a = r.neg_b = 0;
+    const int sa = mf_format_get(in->fa)->bits - 1, sb = mf_format_get(in->fb)->bits - 1;
+    for (int k = 0; k < in->k; k++) {
+        if (in->neg_a && mf_format_get(in->fa)->has_sign && !mf_format_is_int(in->fa))
+            t.a[k] ^= UINT64_C(1) << sa;
+        if (in->neg_b && mf_format_get(in->fb)->has_sign && !mf_format_is_int(in->fb))
+            t.b[k] ^= UINT64_C(1) << sb;
+    }
+    MF_TRACE(tr, "imm-scale:%s%s: the sign of every such input flipped", in->neg_a ? " a = -1" : "",
+             in->neg_b ? " b = -1" : "");
+    return mf_eval_trace(&r, &t, tr);
+}
+
 MF_HD uint64_t mf_eval_trace(const mf_instr *in, const mf_case *cs, const mf_trace *tr)
 {
+    if (in->neg_a || in->neg_b)
+        return eval_negated(in, cs, tr);
     switch (in->family) {
     case MF_T_FDPA:
     case MF_ST_FDPA:
@@ -23,6 +44,8 @@ MF_HD uint64_t mf_eval_trace(const mf_instr *in, const mf_case *cs, const mf_tra
     case MF_TR_FDPA:
     case MF_GTR_FDPA:
         return mf_eval_tr_fdpa(in, cs, tr);
+    case MF_INT_DOT:
+        return mf_eval_int_dot(in, cs, tr);
     default:
         return mf_canonical_nan(in->fd);
     }
@@ -33,6 +56,8 @@ MF_HD uint64_t mf_eval_trace(const mf_instr *in, const mf_case *cs, const mf_tra
 MF_HD uint64_t mf_eval(const mf_instr *in, const mf_case *cs)
 {
     uint64_t d;
+    if (mf_row_has_forms(in))
+        return mf_eval_trace(in, cs, NULL);
     mf_chunk_fn fn = mf_t_fdpa_plan(in);
     if (fn && in->L == in->k) {  /* one chunk: call it directly */
         if (fn(in, in->fc, cs->c, cs->a, cs->b, in->k, 0, &d) == 0)

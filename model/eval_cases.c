@@ -111,7 +111,8 @@ typedef struct cases_cfg {
  * below 2^31; c and D binary32 or binary16, rho rounding to D's format. */
 static int cases_lanes_ok(const mf_instr *in)
 {
-    if (in->family != MF_T_FDPA || in->n_scales || in->k > MF_KMAX || in->L <= 0 || in->k % in->L)
+    if (in->family != MF_T_FDPA || in->n_scales || in->k > MF_KMAX || in->L <= 0 || in->k % in->L ||
+        mf_row_has_forms(in))
         return 0;
     const int a16 = in->fa == MF_FMT_F16 || in->fa == MF_FMT_BF16, b16 = in->fb == MF_FMT_F16 || in->fb == MF_FMT_BF16;
     const int a8 = in->fa == MF_FMT_E4M3 || in->fa == MF_FMT_E5M2, b8 = in->fb == MF_FMT_E4M3 || in->fb == MF_FMT_E5M2;

@@ -15,6 +15,9 @@ MF_HD static uint64_t finish_rho(mf_format fd, mf_rho rho, int sign, uint64_t ma
     case MF_RZ_FP32: return mf_round64(sign, mag, exp, 23, 23, 8, MF_RM_RZ);
     case MF_RZ_E8M13: return mf_round64(sign, mag, exp, 13, 23, 8, MF_RM_RZ);
     case MF_RNE_FP16: return mf_round64(sign, mag, exp, 10, 10, 5, MF_RM_RNE);
+    case MF_RZ: return mf_round_pack(fd, sign, mag, exp, mf_format_get(fd)->frac_bits, MF_RM_RZ);
+    case MF_RD: return mf_round_pack(fd, sign, mag, exp, mf_format_get(fd)->frac_bits, MF_RM_RD);
+    case MF_RU: return mf_round_pack(fd, sign, mag, exp, mf_format_get(fd)->frac_bits, MF_RM_RU);
     default: return mf_round_pack(fd, sign, mag, exp, mf_format_get(fd)->frac_bits, MF_RM_RNE);
     }
 }
@@ -107,13 +110,16 @@ MF_HD static uint64_t finish_fused(const fused_sum *fs, int F, mf_format fd, mf_
 }
 
 /* One chunk of T-FDPA / ST-FDPA: products a[0..L-1]*b[0..L-1] (each adding
- * the scale exponents e_sab when block-scaled) plus c of format fc. */
+ * the scale exponents e_sab when block-scaled) plus c of format fc; without
+ * c (with_c 0: wgmma's scale-d = 0, a hypothesis) c is no term at all, and an
+ * exact zero sum is -0 only under in->no_c_neg_zero when every product is -0. */
 MF_HD static uint64_t t_fdpa_chunk(const mf_instr *in, mf_format fc, uint64_t c, const uint64_t *a,
-                             const uint64_t *b, int L, int scale_nan, int e_sab, const mf_trace *tr)
+                             const uint64_t *b, int L, int scale_nan, int e_sab, int with_c, const mf_trace *tr)
 {
     uint64_t d;
-    if (!tr && !scale_nan && mf_t_fdpa_chunk_fast(in, fc, c, a, b, L, e_sab, &d) == 0)
+    if (with_c && !tr && !scale_nan && mf_t_fdpa_chunk_fast(in, fc, c, a, b, L, e_sab, &d) == 0)
         return d;
+    int all_neg_zero = 1;
     fused_sum fs;
     fs.n = 0;
     fs.nan = scale_nan;
@@ -122,6 +128,7 @@ MF_HD static uint64_t t_fdpa_chunk(const mf_instr *in, mf_format fc, uint64_t c,
     for (int k = 0; k < L; k++) {
         mf_value va = mf_decode_fast(in->fa, a[k]), vb = mf_decode_fast(in->fb, b[k]);
         int neg = va.sign ^ vb.sign;
+        all_neg_zero &= neg && (va.cls == MF_CLS_ZERO || vb.cls == MF_CLS_ZERO);
         if (va.cls == MF_CLS_FINITE && vb.cls == MF_CLS_FINITE) {
             /* exact, not renormalized: s = s_a*s_b, e = e_a + e_b (step 2) */
             add_term(&fs, neg, va.sig * vb.sig, va.exp + vb.exp + e_sab, fr);
@@ -136,8 +143,16 @@ MF_HD static uint64_t t_fdpa_chunk(const mf_instr *in, mf_format fc, uint64_t c,
             add_term(&fs, neg, 0, in->e_zero, fr);  /* zero product (step 3) */
         }
     }
-    add_c(&fs, fc, c, in->e_zero);
-    return finish_fused(&fs, in->F, in->fd, in->rho, in->zero_plus, tr);
+    if (with_c)
+        add_c(&fs, fc, c, in->e_zero);
+    else
+        MF_TRACE(tr, "no c (scale-d = 0): the products alone");
+    d = finish_fused(&fs, in->F, in->fd, in->rho, in->zero_plus, tr);
+    if (!with_c && in->no_c_neg_zero && all_neg_zero && L > 0 && !fs.nan && !fs.pinf && !fs.ninf) {
+        d |= UINT64_C(1) << (mf_format_get(in->fd)->bits - 1);
+        MF_TRACE(tr, "every product -0 and no c: -0 (no_c_neg_zero)");
+    }
+    return d;
 }
 
 MF_HD uint64_t mf_eval_t_fdpa(const mf_instr *in, const mf_case *cs, const mf_trace *tr)
@@ -156,7 +171,7 @@ MF_HD uint64_t mf_eval_t_fdpa(const mf_instr *in, const mf_case *cs, const mf_tr
         }
         if (in->L < in->k)
             MF_TRACE(tr, "chunk k = %d..%d, c = 0x%llx", k0, k0 + in->L - 1, (unsigned long long)c);
-        c = t_fdpa_chunk(in, fc, c, cs->a + k0, cs->b + k0, in->L, scale_nan, e_sab, tr);
+        c = t_fdpa_chunk(in, fc, c, cs->a + k0, cs->b + k0, in->L, scale_nan, e_sab, !(in->no_c && k0 == 0), tr);
         fc = in->fd;  /* later chunks accumulate into D's format */
     }
     return c;
@@ -354,7 +369,7 @@ MF_HD uint64_t mf_eval_f16_emu(const mf_instr *in, const mf_case *cs, const mf_t
     for (int pass = 0; pass < 2; pass++) {
         MF_TRACE(tr, "HMMA.168%d pass %d over k = %d,%d,%d,%d,...", half, pass, 2 * pass, 2 * pass + 1,
                  2 * pass + 4, 2 * pass + 5);
-        acc = t_fdpa_chunk(&h, h.fd, acc, a16 + pass * half, b16 + pass * half, half, 0, 0, tr);
+        acc = t_fdpa_chunk(&h, h.fd, acc, a16 + pass * half, b16 + pass * half, half, 0, 0, 1, tr);
     }
     uint64_t d = mf_ieee_add(in->fd, acc, cs->c);
     MF_TRACE(tr, "IEEE add of c: 0x%llx + 0x%llx -> 0x%llx", (unsigned long long)acc,

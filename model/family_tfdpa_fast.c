@@ -283,7 +283,7 @@ MF_HD int mf_t_fdpa_chunk_fast(const mf_instr *in, mf_format fc, uint64_t c, con
  * alone. */
 MF_HD static chunk_fn plan_of(const mf_instr *in)
 {
-    return in->family == MF_T_FDPA && fast_ok(in, in->fc) && fast_ok(in, in->fd) ? CHUNK_FN(in->fa, in->fb) : NULL;
+    return in->family == MF_T_FDPA && !mf_row_has_forms(in) && fast_ok(in, in->fc) && fast_ok(in, in->fd) ? CHUNK_FN(in->fa, in->fb) : NULL;
 }
 
 #ifndef MF_DEVICE_BUILD

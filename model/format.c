@@ -25,6 +25,12 @@ MF_DEVTAB const mf_format_info mf_format_table[MF_FMT_COUNT] = {
     /* MF_FMT_E2M1     */ {"e2m1",     4,  1,  2,  1,    1, 1, 0},
     /* MF_FMT_UE8M0    */ {"ue8m0",    8,  2,  8,  0,  127, 0, 0},
     /* MF_FMT_UE4M3    */ {"ue4m3",    8,  2,  4,  3,    7, 0, 0},
+    /* MF_FMT_S8       */ {"s8",       8,  2,  0,  0,    0, 1, 0},
+    /* MF_FMT_U8       */ {"u8",       8,  2,  0,  0,    0, 0, 0},
+    /* MF_FMT_S4       */ {"s4",       4,  1,  0,  0,    0, 1, 0},
+    /* MF_FMT_U4       */ {"u4",       4,  1,  0,  0,    0, 0, 0},
+    /* MF_FMT_B1       */ {"b1",      32,  8,  0,  0,    0, 0, 0},  /* 32 values per element */
+    /* MF_FMT_S32      */ {"s32",     32,  8,  0,  0,    0, 1, 0},
 };
 
 #if !MF_TABLE_DECLS
@@ -107,6 +113,23 @@ MF_HD mf_value mf_decode(mf_format f, uint64_t x)
             return v;
         }
         return mf_decode_ieee(x, 4, 3, 7, 0);
+    case MF_FMT_S8:
+    case MF_FMT_U8:
+    case MF_FMT_S4:
+    case MF_FMT_U4:
+    case MF_FMT_B1:
+    case MF_FMT_S32: {
+        /* integers: value = (-1)^sign * sig (exp 0, no fraction bits); b1: the
+         * 32-bit word as an unsigned integer */
+        const mf_format_info *fi = mf_format_get(f);
+        x &= (UINT64_C(1) << fi->bits) - 1;
+        int neg = fi->has_sign && ((x >> (fi->bits - 1)) & 1);
+        v.sign = (uint8_t)neg;
+        v.sig = neg ? (UINT64_C(1) << fi->bits) - x : x;
+        v.exp = 0;
+        v.cls = x ? MF_CLS_FINITE : MF_CLS_ZERO;
+        return v;
+    }
     default:
         v.sign = 0;
         v.cls = MF_CLS_NAN;

@@ -92,13 +92,14 @@ const char *mf_family_name(mf_family f)
 {
     static const char *const names[MF_FAMILY_COUNT] = {
         "T-FDPA", "ST-FDPA", "GST-FDPA", "FMA-chain", "E-FDPA", "FTZ-Mul-Add", "TR-FDPA", "GTR-FDPA", "F16-emu",
+        "INT-dot",
     };
     return (unsigned)f < MF_FAMILY_COUNT ? names[f] : "?";
 }
 
 const char *mf_rho_name(mf_rho r)
 {
-    static const char *const names[MF_RHO_COUNT] = {"RZ-FP32", "RZ-E8M13", "RNE-FP16", "RNE"};
+    static const char *const names[MF_RHO_COUNT] = {"RZ-FP32", "RZ-E8M13", "RNE-FP16", "RNE", "RZ", "RD", "RU"};
     return (unsigned)r < MF_RHO_COUNT ? names[r] : "?";
 }
 
@@ -131,7 +132,7 @@ const mf_instr mf_instr_table[] = {
      /* NaN payloads are modelled only for non-FP64 outputs of PAYLOAD architectures (VECTORS.md) */          \
      MF_A_NAN_ANY_##ARCH || FMT_(D) == MF_FMT_F64,                                                             \
      MF_A_ZERO_PLUS_##ARCH,                                                                                    \
-     (BLOCK) ? (K) / ((BLOCK) ? (BLOCK) : 1) : 0},
+     (BLOCK) ? (K) / ((BLOCK) ? (BLOCK) : 1) : 0, 0, 0, 0, 0},
 #include "instr_table.def"
 #undef MF_INSTR
 };

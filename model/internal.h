@@ -96,7 +96,8 @@ MF_HD static inline uint32_t mf_dec_word(mf_format f, uint64_t x)
 typedef enum mf_rmode {
     MF_RM_RNE, /* nearest, ties to even */
     MF_RM_RZ,  /* toward zero */
-    MF_RM_RD   /* toward minus infinity */
+    MF_RM_RD,  /* toward minus infinity */
+    MF_RM_RU   /* toward plus infinity */
 } mf_rmode;
 
 /* @return the number of significant bits of x (0 for x == 0). */
@@ -135,8 +136,8 @@ MF_HD uint64_t mf_round_pack(mf_format out, int sign, mf_u128 mag, int exp, int 
 
 /* Round (-1)^sign * mag * 2^q (mag a nonzero 64-bit magnitude, any low bits
  * already jammed) to an IEEE format given by its fields: prec fraction bits
- * kept (<= fbits), fbits stored fraction bits, exponent bits ebits.  RNE, RZ
- * or RD; a result above the largest exponent becomes Inf under every mode.
+ * kept (<= fbits), fbits stored fraction bits, exponent bits ebits.  RNE, RZ,
+ * RD or RU; a result above the largest exponent becomes Inf under every mode.
  * The 64-bit twin of mf_round_pack, for the hot paths. */
 MF_HD static inline uint64_t mf_round64(int sign, uint64_t mag, int q, int prec, int fbits, int ebits, mf_rmode rm)
 {
@@ -160,7 +161,7 @@ MF_HD static inline uint64_t mf_round64(int sign, uint64_t mag, int q, int prec,
                     uint64_t half = UINT64_C(1) << (shift - 1);
                     sig += rem > half || (rem == half && (kept & 1));
                 }
-            } else if (rm == MF_RM_RD && sign) {
+            } else if ((rm == MF_RM_RD && sign) || (rm == MF_RM_RU && !sign)) {
                 sig++;
             }
         }
@@ -226,6 +227,13 @@ MF_HD uint16_t mf_fp8_f16(mf_format f, uint64_t x);
 MF_HD static inline int mf_f16_emu_pos(int k, int half)
 {
     return ((k >> 1) & 1) * half + ((k >> 2) << 1) + (k & 1);
+}
+MF_HD uint64_t mf_eval_int_dot(const mf_instr *in, const mf_case *cs, const mf_trace *tr);
+/* @return 1 if row `in` (a modified copy) sets one of wgmma's operand forms
+ * (neg_a, neg_b, no_c): only the general path models them. */
+MF_HD static inline int mf_row_has_forms(const mf_instr *in)
+{
+    return in->neg_a || in->neg_b || in->no_c;
 }
 MF_HD uint64_t mf_eval_fma_chain(const mf_instr *in, const mf_case *cs, const mf_trace *tr);
 MF_HD uint64_t mf_eval_e_fdpa(const mf_instr *in, const mf_case *cs, const mf_trace *tr);

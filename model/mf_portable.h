@@ -22,6 +22,7 @@
  *                 __device__ variable before defining it; there the headers
  *                 reach the tables through functions defined beside them.
  *   mf_clz64(x)   leading zeros of a nonzero 64-bit x, on both sides.
+ *   mf_popc32(x)  the number of one bits of a 32-bit x, on both sides.
  *
  * The macros sit outside the include guard: model_device.cuh includes this
  * header again (guards undefined) after defining MF_DEVICE_BUILD, and they
@@ -58,6 +59,15 @@ MF_HD static inline int mf_clz64(uint64_t x)
     return __clzll((long long)x);
 #else
     return __builtin_clzll(x);
+#endif
+}
+/* One bits of x. */
+MF_HD static inline int mf_popc32(uint32_t x)
+{
+#if defined(__CUDA_ARCH__)
+    return __popc(x);
+#else
+    return __builtin_popcount(x);
 #endif
 }
 #endif

@@ -48,6 +48,14 @@ typedef enum mf_format {
     MF_FMT_E2M1,     /* fp4 */
     MF_FMT_UE8M0,    /* scale: 2^(x-127), 0xFF = NaN */
     MF_FMT_UE4M3,    /* scale: e4m3 with the top bit ignored, 0x7F = NaN */
+    /* integers (two's complement or unsigned; exp_bits = frac_bits = 0) */
+    MF_FMT_S8,
+    MF_FMT_U8,
+    MF_FMT_S4,
+    MF_FMT_U4,
+    MF_FMT_B1,       /* 32 single-bit values packed in one 32-bit element, bit i =
+                        K position 32*element + i (mf_format_lanes) */
+    MF_FMT_S32,      /* integer accumulator */
     MF_FMT_COUNT
 } mf_format;
 
@@ -78,6 +86,19 @@ MF_HD static inline const mf_format_info *mf_format_get(mf_format f)
     return mf_format_row((unsigned)f < MF_FMT_COUNT ? f : MF_FMT_NONE);
 #endif
 }
+/* @return 1 for the integer formats (s8, u8, s4, u4, b1, s32). */
+MF_HD static inline int mf_format_is_int(mf_format f)
+{
+    return f >= MF_FMT_S8 && f <= MF_FMT_S32;
+}
+
+/* @return how many values of the instruction's K one element of format f
+ * holds: 32 for b1 (a case holds K/32 words of b1), 1 otherwise. */
+MF_HD static inline int mf_format_lanes(mf_format f)
+{
+    return f == MF_FMT_B1 ? 32 : 1;
+}
+
 /* @return the format named `name` ("bf16"), or MF_FMT_NONE. */
 mf_format mf_format_by_name(const char *name);
 
@@ -181,6 +202,9 @@ typedef enum mf_family {
     MF_GTR_FDPA,     /* AMD CDNA3 fp8/bf8 */
     MF_F16_EMU,      /* fp8 mma.sync on sm_90/sm_100: fp8->f16, two chained
                         HMMA.16816 from zero, then an IEEE add of c */
+    MF_INT_DOT,      /* integer mma/wgmma: exact dot product plus c in s32, wrapping
+                        modulo 2^32, or clamped with .satfinite; b1: popcounts
+                        (family_int.c; flags in X: MF_INT_*) */
     MF_FAMILY_COUNT
 } mf_family;
 
@@ -192,10 +216,19 @@ typedef enum mf_rho {
     MF_RZ_E8M13,  /* normalize into binary32, truncate to 13 bits */
     MF_RNE_FP16,  /* round to nearest even into binary16 */
     MF_RNE,       /* round to nearest even into D's format (FMA, AMD) */
+    /* directed roundings into D's format: no table row uses them; they are
+     * the output-rounding variants of `mmafuzz triage` and `fit` */
+    MF_RZ,        /* toward zero into D's format */
+    MF_RD,        /* toward minus infinity into D's format */
+    MF_RU,        /* toward plus infinity into D's format */
     MF_RHO_COUNT
 } mf_rho;
 
 const char *mf_rho_name(mf_rho r);
+
+/* X of an MF_INT_DOT row: flags. */
+#define MF_INT_SATFINITE 1 /* .satfinite: clamp to [INT32_MIN, INT32_MAX] instead of wrapping */
+#define MF_INT_XOR 2       /* b1 .xor.popc (else .and.popc) */
 
 /* How much the row is backed by data. */
 typedef enum mf_status {
@@ -227,6 +260,15 @@ typedef struct mf_instr {
     uint8_t zero_plus;     /* 1: a fused sum that rounds to zero gives +0, whatever
                               its sign (the arch's zero rule, arch_table.def) */
     uint16_t n_scales;     /* K / block, or 0 */
+    /* Forms of wgmma's immediate operands, set only in modified copies of a
+     * row (layout.h's variants "neg_a", "neg_b", "neg_ab", "no_c"); 0 in the
+     * table.  HYPOTHESES until measured on hardware (README). */
+    uint8_t neg_a, neg_b;  /* imm-scale-a/b = -1: every a (b) negated (sign bit flipped) */
+    uint8_t no_c;          /* scale-d = 0: D = A*B, c not read (no term in the sum) */
+    uint8_t no_c_neg_zero; /* with no_c, the sign of an exact zero sum of products (a
+                              parameter, to be measured): 0: +0, as if +0 were added
+                              (the default); 1: -0 when every product is -0, as an
+                              IEEE sum of the products alone */
 } mf_instr;
 
 /* The one instruction table, in architecture order. */
@@ -249,7 +291,9 @@ int mf_glob_match(const char *pattern, const char *name);
 #define MF_KMAX 64   /* largest K of any instruction */
 #define MF_SMAX 4    /* largest number of scale blocks per row */
 
-/* One dot-product-accumulate case, every value a bit pattern. */
+/* One dot-product-accumulate case, every value a bit pattern.  K is the
+ * row's k: elements, not values (a b1 element packs 32 values along K, so the
+ * b1 rows' k is the PTX K / 32 and K = 128 or 256 fits). */
 typedef struct mf_case {
     uint64_t c;
     uint64_t a[MF_KMAX];

@@ -45,6 +45,10 @@ MF_HD void mf_round_sig(int sign, mf_u128 mag, int exp, int prec, int emin, mf_r
                 if (sign)
                     s++;
                 break;
+            case MF_RM_RU:
+                if (!sign)
+                    s++;
+                break;
             }
         }
     }

@@ -170,7 +170,7 @@ AI void chunk_special_lanes(const tile_dec *dc, int k0, int L, v8u *nan, v8u *pi
 /* Can row `in` with K = k take the lane path? */
 static int lanes_ok(const mf_instr *in, int k)
 {
-    if (in->n_scales || k != in->k || k > MF_KMAX)
+    if (in->n_scales || k != in->k || k > MF_KMAX || mf_row_has_forms(in))
         return 0;
     int L;
     if (in->family == MF_T_FDPA) {

@@ -54,5 +54,6 @@ uint64_t sm_ieee_fma(mf_format f, uint64_t a, mf_format fab, uint64_t b, uint64_
 uint64_t sm_eval_nvidia(const mf_instr *in, const mf_case *cs);
 uint64_t sm_eval_amd(const mf_instr *in, const mf_case *cs);
 uint64_t sm_eval_fma_chain(const mf_instr *in, const mf_case *cs);
+uint64_t sm_eval_int(const mf_instr *in, const mf_case *cs);
 
 #endif

@@ -8,6 +8,7 @@ uint64_t slow_eval(const mf_instr *in, const mf_case *cs)
 {
     switch (in->family) {
     case MF_FMA_CHAIN: return sm_eval_fma_chain(in, cs);
+    case MF_INT_DOT: return sm_eval_int(in, cs);
     case MF_E_FDPA:
     case MF_FTZ_MUL_ADD:
     case MF_TR_FDPA:

@@ -70,6 +70,9 @@ static void out_close(out *o)
 
 /* Bytes of one element in registers and in the ABI arrays. */
 static int ebytes(mf_format f) { return (int)mf_abi_elem_bytes(f); }
+/* Bits one element takes in a register: 4 for .s4/.u4 (eight to a register,
+ * one per ABI byte), else the whole ABI element. */
+static int vbits(mf_format f) { return f == MF_FMT_S4 || f == MF_FMT_U4 ? 4 : 8 * ebytes(f); }
 
 /* Symbol of a wrapper: mf_k_<arch>__<qualifier with '.'->'_'>[__variant]. */
 static void symbol(const mf_instr *in, const char *variant, char *buf, size_t len)
@@ -122,15 +125,16 @@ static void put_wrapper(FILE *f, const mf_instr *in, const char *variant, int id
     symbol(in, variant, sym, sizeof sym);
     int wide = in->fa == MF_FMT_F64;             /* 64-bit registers throughout */
     int rbytes = wide ? 8 : 4;
-    int ra = ((1 << s.a.nbits) * ebytes(in->fa) + rbytes - 1) / rbytes;
-    int rb = ((1 << s.b.nbits) * ebytes(in->fb) + rbytes - 1) / rbytes;
+    int ra = ((1 << s.a.nbits) * vbits(in->fa) + 8 * rbytes - 1) / (8 * rbytes);
+    int rb = ((1 << s.b.nbits) * vbits(in->fb) + 8 * rbytes - 1) / (8 * rbytes);
     int rc = ((1 << s.cd.nbits) * ebytes(in->fc) + rbytes - 1) / rbytes;
     int rd = ((1 << s.cd.nbits) * ebytes(in->fd) + rbytes - 1) / rbytes;
     fprintf(f, "\n/* %s%s%s: %s */\nstruct W_%d {\n", in->name, *variant ? " variant " : "", variant, ptx, id);
     fprintf(f, "    typedef %s reg_t;\n", wide ? "unsigned long long" : "unsigned int");
-    fprintf(f, "    enum { M = %d, N = %d, K = %d, EA = %d, EB = %d, EC = %d, ED = %d, RA = %d, RB = %d, RC = %d, RD = %d,"
-               " A_REGS = %d };\n",
-            s.m, s.n, s.k, ebytes(in->fa), ebytes(in->fb), ebytes(in->fc), ebytes(in->fd), ra, rb, rc, rd, s.a_in_regs);
+    fprintf(f, "    enum { M = %d, N = %d, K = %d, EA = %d, EB = %d, EC = %d, ED = %d, VA = %d, VB = %d, RA = %d, RB = %d,"
+               " RC = %d, RD = %d, A_REGS = %d, TRANS_A = %d, TRANS_B = %d };\n",
+            s.m, s.n, s.k, ebytes(in->fa), ebytes(in->fb), ebytes(in->fc), ebytes(in->fd), vbits(in->fa), vbits(in->fb),
+            ra, rb, rc, rd, s.a_in_regs, v.trans_a, v.trans_b);
     put_layout(f, "LA", &s.a);
     if (s.kind == MF_PTX_MMA_SYNC)
         put_layout(f, "LB", &s.b);
@@ -168,8 +172,13 @@ static void put_wrapper(FILE *f, const mf_instr *in, const char *variant, int id
             fprintf(f, "#pragma unroll\n        for (int i = 0; i < RD; i++) d[i] = t[i];\n");
         fprintf(f, "    }\n};\n");
     } else {
-        /* wgmma: D is read and written (scale-d = 1: D = A*B + D, D loaded with C) */
+        /* wgmma: D is read and written (scale-d = 1: D = A*B + D, D loaded with C;
+         * the "no_c" variant: scale-d = 0, D = A*B) */
         int ab16 = in->fa == MF_FMT_F16 || in->fa == MF_FMT_BF16; /* takes imm-trans operands */
+        int isint = mf_format_is_int(in->fa);                       /* takes no imm-scale operands */
+        char scales[16] = "";
+        if (!isint)
+            snprintf(scales, sizeof scales, ", %d, %d", v.neg_a ? -1 : 1, v.neg_b ? -1 : 1);
         fprintf(f, "    __device__ __forceinline__ static void mma(reg_t (&d)[RD], const reg_t (&a)[RA], unsigned long long "
                    "desc_a, unsigned long long desc_b)\n    {\n");
         if (in->fd == MF_FMT_F32)
@@ -186,8 +195,12 @@ static void put_wrapper(FILE *f, const mf_instr *in, const char *variant, int id
         } else {
             fprintf(f, ", %%%d", next++);
         }
-        fprintf(f, ", %%%d, p, 1, 1%s;\\n}\\n\"\n            : ", next++,
-                ab16 ? (s.a_in_regs ? ", 0" : ", 0, 0") : "");
+        char trans[16] = "";
+        if (ab16 && s.a_in_regs)
+            snprintf(trans, sizeof trans, ", %d", v.trans_b);
+        else if (ab16)
+            snprintf(trans, sizeof trans, ", %d, %d", v.trans_a, v.trans_b);
+        fprintf(f, ", %%%d, p%s%s;\\n}\\n\"\n            : ", next++, scales, trans);
         for (int i = 0; i < rd; i++)
             fprintf(f, "%s\"+%s\"(t[%d])", i ? ", " : "", dc, i);
         fprintf(f, "\n            : ");
@@ -196,7 +209,7 @@ static void put_wrapper(FILE *f, const mf_instr *in, const char *variant, int id
                 fprintf(f, "\"r\"(a[%d]), ", i);
         else
             fprintf(f, "\"l\"(desc_a), ");
-        fprintf(f, "\"l\"(desc_b), \"r\"(1)\n            : \"memory\");\n");
+        fprintf(f, "\"l\"(desc_b), \"r\"(%d)\n            : \"memory\");\n", v.no_c ? 0 : 1);
         if (in->fd == MF_FMT_F32)
             fprintf(f, "#pragma unroll\n        for (int i = 0; i < RD; i++) d[i] = __float_as_uint(t[i]);\n");
         else
@@ -240,10 +253,13 @@ int main(int argc, char **argv)
             mf_ptx_kind kind = mf_ptx_kind_of(in, NULL);
             if (!tg || strcmp(tg, target) || kind == MF_PTX_NONE)
                 continue;
-            if (kind == MF_PTX_WGMMA)
+            if (kind == MF_PTX_WGMMA) {
                 for (int v = 0; mf_wgmma_variants[v]; v++)
                     put_wrapper(f, in, mf_wgmma_variants[v], id++, tsv, target, entries, &nentries);
-            else
+                for (int v = 0; mf_wgmma_form_variants[v]; v++)
+                    if (mf_variant_form_ok(in, mf_wgmma_form_variants[v]))
+                        put_wrapper(f, in, mf_wgmma_form_variants[v], id++, tsv, target, entries, &nentries);
+            } else
                 put_wrapper(f, in, "", id++, tsv, target, entries, &nentries);
             if (nentries > 1000) {
                 fprintf(stderr, "gen_wrappers: too many wrappers\n");

@@ -38,12 +38,15 @@ template <int EB> __device__ __forceinline__ void mf_st_elem(unsigned char *p, u
 
 /* Gather a register fragment: element e of this thread is at (row, col) of
  * the layout, stored at base + (row*rs + col*cs) * EB.  Elements pack into
- * registers low bits first (PTX ISA: "elements listed low to high"). */
-template <int EB, class R, int NR>
+ * registers low bits first (PTX ISA: "elements listed low to high"), VB bits
+ * each: 8 * EB, or 4 for .s4/.u4 (one value per ABI byte, two per register
+ * byte). */
+template <int EB, int VB = 8 * EB, class R, int NR>
 __device__ __forceinline__ void mf_load_frag(R (&r)[NR], const mf_frag_layout &L, const unsigned char *base,
                                              int warp, int lane, int rs, int cs)
 {
-    constexpr int per = (int)sizeof(R) / EB;
+    constexpr int per = (int)sizeof(R) * 8 / VB;
+    constexpr unsigned long long vmask = VB >= 64 ? ~0ull : ((1ull << VB) - 1);
 #pragma unroll
     for (int i = 0; i < NR; i++)
         r[i] = 0;
@@ -51,8 +54,8 @@ __device__ __forceinline__ void mf_load_frag(R (&r)[NR], const mf_frag_layout &L
     for (int e = 0; e < NR * per; e++) {
         int row, col;
         mf_frag_pos(&L, warp, lane, e, &row, &col);
-        unsigned long long v = mf_ld_elem<EB>(base + (size_t)(row * rs + col * cs) * EB);
-        r[e / per] |= (R)(v << (8 * EB * (e % per)));
+        unsigned long long v = mf_ld_elem<EB>(base + (size_t)(row * rs + col * cs) * EB) & vmask;
+        r[e / per] |= (R)(v << (VB * (e % per)));
     }
 }
 
@@ -84,15 +87,16 @@ template <class W> __device__ __forceinline__ void mf_mma_sync_tiles(const mf_ka
          t += nwarps) {
         typename W::reg_t a[W::RA], b[W::RB], c[W::RC], d[W::RD];
         /* A: M x K row-major; B: element (k, n) at n*K + k; C/D: M x N row-major */
-        mf_load_frag<W::EA>(a, W::LA(), A + t * (W::M * W::K * W::EA), 0, lane, W::K, 1);
-        mf_load_frag<W::EB>(b, W::LB(), B + t * (W::N * W::K * W::EB), 0, lane, 1, W::K);
+        mf_load_frag<W::EA, W::VA>(a, W::LA(), A + t * (W::M * W::K * W::EA), 0, lane, W::K, 1);
+        mf_load_frag<W::EB, W::VB>(b, W::LB(), B + t * (W::N * W::K * W::EB), 0, lane, 1, W::K);
         mf_load_frag<W::EC>(c, W::LCD(), C + t * (W::M * W::N * W::EC), 0, lane, W::N, 1);
         W::mma(d, a, b, c);
         mf_store_frag<W::ED>(d, W::LCD(), D + t * (W::M * W::N * W::ED), 0, lane, W::N, 1);
     }
 }
 
-/* Copy a rows x K operand (K contiguous per row, K*E = 32 bytes) from global
+/* Copy a rows x K operand (K contiguous per row, K*E = 32 bytes: 16-bit
+ * K=16, 8-bit K=32, b1 K=256 as 8 words) from global
  * memory into the no-swizzle K-major core-matrix layout of
  * mf_wgmma_smem_offset, 16 bytes at a time, by the 128 threads of a warpgroup. */
 template <int ROWS, int KBYTES>
@@ -104,6 +108,16 @@ __device__ __forceinline__ void mf_copy_kmajor(unsigned char *dst, const unsigne
         int row = q / (KBYTES / 16), kb = (q % (KBYTES / 16)) * 16;
         *(uint4 *)(dst + mf_wgmma_smem_offset(row, kb, KBYTES, 1)) = *(const uint4 *)(src + (size_t)q * 16);
     }
+}
+
+/* Copy a ROWS x K operand (K contiguous per row, EB-byte elements) into the
+ * transposed, MN-major no-swizzle layout of mf_wgmma_smem_offset_mn (imm-trans
+ * = 1), an element at a time, by the 128 threads of a warpgroup. */
+template <int ROWS, int K, int EB>
+__device__ __forceinline__ void mf_copy_mnmajor(unsigned char *dst, const unsigned char *src, int tid)
+{
+    for (int q = tid; q < ROWS * K; q += 128)
+        mf_st_elem<EB>(dst + mf_wgmma_smem_offset_mn(q / K, q % K, K, EB), mf_ld_elem<EB>(src + (size_t)q * EB));
 }
 
 __device__ __forceinline__ void mf_wg_barrier(int id)
@@ -126,18 +140,27 @@ template <class W> __device__ __forceinline__ void mf_wgmma_tiles(const mf_kargs
                         *C = (const unsigned char *)g.C;
     unsigned char *D = (unsigned char *)g.D;
     const unsigned long long nwg = (unsigned long long)gridDim.x * wgs;
-    const uint64_t desc_a = mf_wgmma_desc((uint32_t)__cvta_generic_to_shared(sA), MF_WGMMA_LBO(KBA), MF_WGMMA_SBO(KBA));
-    const uint64_t desc_b = mf_wgmma_desc((uint32_t)__cvta_generic_to_shared(sB), MF_WGMMA_LBO(KBB), MF_WGMMA_SBO(KBB));
+    const uint64_t desc_a =
+        W::TRANS_A ? mf_wgmma_desc((uint32_t)__cvta_generic_to_shared(sA), MF_WGMMA_MN_LBO(W::K), MF_WGMMA_MN_SBO(W::K))
+                   : mf_wgmma_desc((uint32_t)__cvta_generic_to_shared(sA), MF_WGMMA_LBO(KBA), MF_WGMMA_SBO(KBA));
+    const uint64_t desc_b =
+        W::TRANS_B ? mf_wgmma_desc((uint32_t)__cvta_generic_to_shared(sB), MF_WGMMA_MN_LBO(W::K), MF_WGMMA_MN_SBO(W::K))
+                   : mf_wgmma_desc((uint32_t)__cvta_generic_to_shared(sB), MF_WGMMA_LBO(KBB), MF_WGMMA_SBO(KBB));
     for (unsigned long long t = (unsigned long long)blockIdx.x * wgs + wg; t < g.ntiles; t += nwg) {
         typename W::reg_t a[W::RA], d[W::RD];
-        if (!W::A_REGS)
+        if (!W::A_REGS && W::TRANS_A)
+            mf_copy_mnmajor<W::M, W::K, W::EA>(sA, A + t * (W::M * KBA), tid);
+        else if (!W::A_REGS)
             mf_copy_kmajor<W::M, KBA>(sA, A + t * (W::M * KBA), tid);
-        mf_copy_kmajor<W::N, KBB>(sB, B + t * (W::N * KBB), tid);
+        if (W::TRANS_B)
+            mf_copy_mnmajor<W::N, W::K, W::EB>(sB, B + t * (W::N * KBB), tid);
+        else
+            mf_copy_kmajor<W::N, KBB>(sB, B + t * (W::N * KBB), tid);
         /* generic-proxy stores must be visible to the async proxy (HOPPER.md, PTX "fence.proxy.async") */
         asm volatile("fence.proxy.async.shared::cta;" ::: "memory");
         mf_wg_barrier(1 + wg);
         if (W::A_REGS)
-            mf_load_frag<W::EA>(a, W::LA(), A + t * (W::M * KBA), warp, lane, W::K, 1);
+            mf_load_frag<W::EA, W::VA>(a, W::LA(), A + t * (W::M * KBA), warp, lane, W::K, 1);
         else
 #pragma unroll
             for (int i = 0; i < W::RA; i++)

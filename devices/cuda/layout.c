@@ -8,10 +8,32 @@
 #include <stdio.h>
 #include <string.h>
 
-const char *const mf_wgmma_variants[] = {"", "a_reg", "n256", "n256,a_reg", NULL};
-
 static int is_8bit(mf_format f) { return f == MF_FMT_E4M3 || f == MF_FMT_E5M2; }
 static int is_16bit(mf_format f) { return f == MF_FMT_F16 || f == MF_FMT_BF16; }
+static int is_int8(mf_format f) { return f == MF_FMT_S8 || f == MF_FMT_U8; }
+static int is_int4(mf_format f) { return f == MF_FMT_S4 || f == MF_FMT_U4; }
+
+const char *const mf_wgmma_variants[] = {"", "a_reg", "n256", "n256,a_reg", NULL};
+
+/* The operand forms of wgmma, each a variant of its own with N = 8 and A from
+ * shared memory (layout.h): the sign flips only for floating-point rows (PTX:
+ * integer wgmma has no imm-scale-a/b), scale-d = 0 for every row. */
+const char *const mf_wgmma_form_variants[] = {"neg_a", "neg_b", "neg_ab", "no_c", "trans_a", "trans_b", "trans_ab", NULL};
+
+int mf_variant_form_ok(const mf_instr *in, const char *variant)
+{
+    if (!strcmp(variant, "no_c"))
+        return 1;
+    if (!strncmp(variant, "trans_", 6))
+        return is_16bit(in->fa) && is_16bit(in->fb);
+    return !mf_format_is_int(in->fa);
+}
+
+int mf_variant_changes_arithmetic(const char *variant)
+{
+    return variant && (!strncmp(variant, "neg_", 4) || !strcmp(variant, "no_c"));
+}
+
 
 mf_ptx_kind mf_ptx_kind_of(const mf_instr *in, const char **why)
 {
@@ -27,8 +49,14 @@ mf_ptx_kind mf_ptx_kind_of(const mf_instr *in, const char **why)
         *why = "model-only: nvcc 13.0 no longer builds sm_70";
         return MF_PTX_NONE;
     }
-    if (!strncmp(in->qualifier, "wgmma.", 6))
-        return in->m == 64 ? MF_PTX_WGMMA : MF_PTX_NONE;
+    if (!strncmp(in->qualifier, "wgmma.", 6)) {
+        if (in->m != 64 || (mf_format_is_int(in->fa) && !(is_int8(in->fa) && is_int8(in->fb) && in->k == 32) &&
+                            !(in->fa == MF_FMT_B1 && in->k == 8))) {
+            *why = "no wrapper for this wgmma shape";
+            return MF_PTX_NONE;
+        }
+        return MF_PTX_WGMMA;
+    }
     if (!strncmp(in->qualifier, "tcgen05.", 8)) {
         *why = "no tcgen05 wrapper yet (tensor-memory kernels)";
         return MF_PTX_NONE;
@@ -47,6 +75,12 @@ mf_ptx_kind mf_ptx_kind_of(const mf_instr *in, const char **why)
         ok = in->m == 16 && (in->k == 8 || in->k == 16);
     else if (is_8bit(a) && is_8bit(in->fb))
         ok = in->m == 16 && (in->k == 16 || in->k == 32);
+    else if (is_int8(a) && is_int8(in->fb))  /* m8n8k16, m16n8k16, m16n8k32 */
+        ok = (in->m == 8 && in->k == 16) || (in->m == 16 && (in->k == 16 || in->k == 32));
+    else if (is_int4(a) && is_int4(in->fb))  /* m8n8k32, m16n8k32, m16n8k64 */
+        ok = (in->m == 8 && in->k == 32) || (in->m == 16 && (in->k == 32 || in->k == 64));
+    else if (a == MF_FMT_B1 && in->fb == MF_FMT_B1)  /* k128 (4 words), k256 (8 words) */
+        ok = (in->m == 8 && in->k == 4) || (in->m == 16 && (in->k == 4 || in->k == 8));
     if (!ok) {
         *why = in->m == 8 ? "no wrapper for the m8n8k4 quad-pair layout" : "no wrapper for these operand formats yet";
         return MF_PTX_NONE;
@@ -56,6 +90,7 @@ mf_ptx_kind mf_ptx_kind_of(const mf_instr *in, const char **why)
 
 int mf_variant_parse(const mf_instr *in, const char *variant, mf_variant *out)
 {
+    memset(out, 0, sizeof *out);
     out->n = in->n;
     out->a_reg = mf_ptx_kind_of(in, NULL) == MF_PTX_MMA_SYNC;
     if (!variant || !*variant)
@@ -68,7 +103,29 @@ int mf_variant_parse(const mf_instr *in, const char *variant, mf_variant *out)
             out->a_reg = strstr(variant, "a_reg") != NULL;
             return 0;
         }
+    for (int i = 0; mf_wgmma_form_variants[i]; i++)
+        if (!strcmp(variant, mf_wgmma_form_variants[i]) && mf_variant_form_ok(in, variant)) {
+            out->neg_a = !strcmp(variant, "neg_a") || !strcmp(variant, "neg_ab");
+            out->neg_b = !strcmp(variant, "neg_b") || !strcmp(variant, "neg_ab");
+            out->no_c = !strcmp(variant, "no_c");
+            out->trans_a = !strcmp(variant, "trans_a") || !strcmp(variant, "trans_ab");
+            out->trans_b = !strcmp(variant, "trans_b") || !strcmp(variant, "trans_ab");
+            return 0;
+        }
     return -1;
+}
+
+int mf_variant_model_row(const mf_instr *in, const char *variant, mf_instr *out)
+{
+    mf_variant v;
+    if (mf_variant_parse(in, variant, &v))
+        return -1;
+    *out = *in;
+    out->neg_a = (uint8_t)v.neg_a;
+    out->neg_b = (uint8_t)v.neg_b;
+    out->no_c = (uint8_t)v.no_c;
+    out->no_c_neg_zero = 0; /* the hypothesis: +0, as if +0 were added (README) */
+    return 0;
 }
 
 /* A layout in the linear form of layout.h. */
@@ -102,7 +159,19 @@ static mf_frag_layout a_frag(mf_format f, int k)
         static const int rs[3] = {0, 8, 0}, cs[3] = {1, 0, 8};
         return lay(1, 0, 0, 2, k == 8 ? 2 : 3, rs, cs);
     }
-    /* 8-bit m16n8k16/k32: row = groupID (+8 for e&4); col = tig*4 + (e&3) (+16 for e>=8) */
+    if (is_int4(f)) {
+        /* .s4/.u4 m16n8k32/k64 (one ABI element per value, 8 per register):
+         * row = groupID (+8 for e&8); col = tig*8 + (e&7) (+32 for e>=16) */
+        static const int rs4[5] = {0, 0, 0, 8, 0}, cs4[5] = {1, 2, 4, 0, 32};
+        return lay(1, 0, 0, 8, k == 32 ? 4 : 5, rs4, cs4);
+    }
+    if (f == MF_FMT_B1) {
+        /* .b1 m16n8k128/k256, in 32-bit words (k = K/32 = 4 or 8): row = groupID
+         * (+8 for e&1); word = tig (+4 for e>=2, i.e. +128 values) */
+        static const int rs1[2] = {8, 0}, cs1[2] = {0, 4};
+        return lay(1, 0, 0, 1, k == 4 ? 1 : 2, rs1, cs1);
+    }
+    /* 8-bit (fp8, s8/u8) m16n8k16/k32: row = groupID (+8 for e&4); col = tig*4 + (e&3) (+16 for e>=8) */
     static const int rs[4] = {0, 0, 8, 0}, cs[4] = {1, 2, 0, 16};
     return lay(1, 0, 0, 4, k == 16 ? 3 : 4, rs, cs);
 }
@@ -120,9 +189,31 @@ static mf_frag_layout b_frag(mf_format f, int k)
         static const int rs[2] = {1, 8};
         return lay(0, 1, 2, 0, k == 8 ? 1 : 2, rs, NULL);
     }
+    if (is_int4(f)) {
+        /* .s4/.u4 k32/k64: row = tig*8 + (e&7) (+32 for e>=8); col = groupID */
+        static const int rs4[4] = {1, 2, 4, 32};
+        return lay(0, 1, 8, 0, k == 32 ? 3 : 4, rs4, NULL);
+    }
+    if (f == MF_FMT_B1) {
+        /* .b1 k128/k256 in words: word row = tig (+4 for e=1); col = groupID */
+        static const int rs1[1] = {4};
+        return lay(0, 1, 1, 0, k == 4 ? 0 : 1, rs1, NULL);
+    }
     /* 8-bit: row = tig*4 + (e&3) (+16 for e>=4); col = groupID */
     static const int rs[3] = {1, 2, 16};
     return lay(0, 1, 4, 0, k == 16 ? 2 : 3, rs, NULL);
+}
+
+/* A and B fragments of the m8n8 integer shapes (PTX ISA "Matrix Fragments for
+ * mma.m8n8k16" (.s8/.u8), "mma.m8n8k32" (.s4/.u4), "mma.m8n8k128" (.b1)):
+ * one register per thread; A row = groupID, col = tig*V + e; B row = tig*V +
+ * e, col = groupID, with V = 4 (8-bit), 8 (4-bit) or 1 word (b1). */
+static void m8n8_int_frags(mf_format f, mf_frag_layout *a, mf_frag_layout *b)
+{
+    static const int steps[3] = {1, 2, 4};
+    int nbits = is_int8(f) ? 2 : is_int4(f) ? 3 : 0;
+    *a = lay(1, 0, 0, 1 << nbits, nbits, NULL, steps);
+    *b = lay(0, 1, 1 << nbits, 0, nbits, steps, NULL);
 }
 
 /* C/D fragment of m16n8 (mma.sync) and of each warp's 16 rows of wgmma
@@ -148,7 +239,12 @@ int mf_wrap_shape_of(const mf_instr *in, const mf_variant *v, mf_wrap_shape *out
     case MF_PTX_MMA_SYNC:
         out->threads = 32;
         out->a_in_regs = 1;
-        if (in->m == 8) {
+        if (in->m == 8 && mf_format_is_int(in->fa)) {
+            /* C/D as m8n8k4 .f64: row = groupID, col = tig*2 + e */
+            static const int cs[1] = {1};
+            m8n8_int_frags(in->fa, &out->a, &out->b);
+            out->cd = lay(1, 0, 0, 2, 1, NULL, cs);
+        } else if (in->m == 8) {
             /* m8n8k4 .f64: A row = groupID, col = tig; B row = tig, col = groupID;
              * C/D row = groupID, col = tig*2 + e */
             static const int cs[1] = {1};
@@ -162,7 +258,8 @@ int mf_wrap_shape_of(const mf_instr *in, const mf_variant *v, mf_wrap_shape *out
         }
         return 0;
     case MF_PTX_WGMMA:
-        if (v->n != 8 && v->n != 256)
+        if ((v->n != 8 && v->n != 256) ||
+            ((v->neg_a || v->neg_b || v->no_c || v->trans_a || v->trans_b) && (v->n != in->n || v->a_reg)))
             return -1;
         out->threads = 128;
         out->a_in_regs = v->a_reg;
@@ -189,10 +286,12 @@ int mf_ptx_text(const mf_instr *in, const mf_variant *v, char *buf, size_t len)
     int n;
     switch (mf_ptx_kind_of(in, NULL)) {
     case MF_PTX_MMA_SYNC:
-        n = snprintf(buf, len, "mma.sync.aligned.m%dn%dk%d.row.col%s", in->m, in->n, in->k, types);
+        n = snprintf(buf, len, "mma.sync.aligned.m%dn%dk%d.row.col%s", in->m, in->n, in->k * mf_format_lanes(in->fa),
+                     types);
         break;
     case MF_PTX_WGMMA:
-        n = snprintf(buf, len, "wgmma.mma_async.sync.aligned.m%dn%dk%d%s", in->m, v->n, in->k, types);
+        n = snprintf(buf, len, "wgmma.mma_async.sync.aligned.m%dn%dk%d%s", in->m, v->n, in->k * mf_format_lanes(in->fa),
+                     types);
         break;
     default:
         return -1;
@@ -228,6 +327,19 @@ int mf_sass_expect(const mf_instr *in, const mf_variant *v, char *buf, size_t le
             /* no fp8 mma.sync unit on sm_90/sm_100: fp8 -> f16 (F2FP), then two
              * chained HMMA: .16816 for K=32, .1688 for K=16 (DOMAIN section 5) */
             n = snprintf(buf, len, "HMMA.%s.%s", in->k == 32 ? "16816" : "1688", acc);
+        } else if (mf_format_is_int(in->fa)) {
+            /* ptxas 13.0, sm_90a: s8/u8 one IMMA.<m n k>.<A>.<B>[.SAT]; s4/u4 as IMMA
+             * on int8 unpacked from the nibbles, twice (IMMA of half the 4-bit K),
+             * from zero, then integer adds of c (and a clamp by SEL for
+             * .satfinite); b1 BMMA.<m n k>.AND.POPC, twice for .xor.popc (on
+             * complemented operands) plus an add (devices/cuda/NOTES.md) */
+            int sat = (in->x & MF_INT_SATFINITE) != 0, k4 = is_int4(in->fa);
+            if (in->fa == MF_FMT_B1)
+                n = snprintf(buf, len, "BMMA.%d%d%d.AND.POPC", in->m, in->n, in->k * 32);
+            else
+                n = snprintf(buf, len, "IMMA.%d%d%d.%s8.%s8%s", in->m, in->n, k4 ? in->k / 2 : in->k,
+                             mf_format_get(in->fa)->has_sign ? "S" : "U", mf_format_get(in->fb)->has_sign ? "S" : "U",
+                             sat && !k4 ? ".SAT" : "");
         } else if (is_8bit(in->fa)) {
             n = snprintf(buf, len, "QMMA.168%d.%s.%s.%s", in->k, acc, sass_type(in->fa), sass_type(in->fb));
         } else {
@@ -236,7 +348,12 @@ int mf_sass_expect(const mf_instr *in, const mf_variant *v, char *buf, size_t le
         }
         break;
     case MF_PTX_WGMMA:
-        if (is_8bit(in->fa))
+        if (in->fa == MF_FMT_B1)
+            n = snprintf(buf, len, "BGMMA.64x%dx%d.AND.POPC", v->n, in->k * 32);
+        else if (mf_format_is_int(in->fa))
+            n = snprintf(buf, len, "IGMMA.64x%dx%d.%s8.%s8%s", v->n, in->k, mf_format_get(in->fa)->has_sign ? "S" : "U",
+                         mf_format_get(in->fb)->has_sign ? "S" : "U", (in->x & MF_INT_SATFINITE) ? ".SAT" : "");
+        else if (is_8bit(in->fa))
             n = snprintf(buf, len, "QGMMA.64x%dx%d.%s.%s.%s", v->n, in->k, acc, sass_type(in->fa), sass_type(in->fb));
         else {
             const char *t = sass_type(in->fa);

@@ -62,10 +62,14 @@ typedef enum mf_ptx_kind {
     MF_PTX_WGMMA      /* wgmma.mma_async, one warpgroup per tile (sm_90a) */
 } mf_ptx_kind;
 
-/* A variant of a wgmma row: N (8 or 256) and where A comes from. */
+/* A variant of a wgmma row: N (8 or 256), where A comes from, and the
+ * operand forms (variants "neg_a", "neg_b", "neg_ab": imm-scale-a/b = -1;
+ * "no_c": scale-d = 0, D = A*B; each with N = 8 and A from shared memory). */
 typedef struct mf_variant {
     int n;      /* tile N */
     int a_reg;  /* 1: A from registers, 0: A from shared memory */
+    int neg_a, neg_b, no_c;
+    int trans_a, trans_b; /* imm-trans-a/b = 1: the operand MN-major in shared memory */
 } mf_variant;
 
 /* Everything the kernels need to know about one (row, variant). */
@@ -81,12 +85,29 @@ typedef struct mf_wrap_shape {
 mf_ptx_kind mf_ptx_kind_of(const mf_instr *in, const char **why);
 
 /* Parse a variant name for row `in`: NULL or "" (default: the table's N, A
- * from shared memory for wgmma), "n256", "a_reg", "n256,a_reg".
+ * from shared memory for wgmma), "n256", "a_reg", "n256,a_reg", and the
+ * operand forms "neg_a", "neg_b", "neg_ab", "no_c" (mf_variant_form_ok).
  * @return 0, or -1 if `in` has no such variant. */
 int mf_variant_parse(const mf_instr *in, const char *variant, mf_variant *out);
 
 /* The variants every wgmma row is built in (NULL-terminated). */
 extern const char *const mf_wgmma_variants[];
+/* The operand-form variants ("neg_a", "neg_b", "neg_ab", "no_c", "trans_a",
+ * "trans_b", "trans_ab"; NULL-terminated); a row is built in those
+ * mf_variant_form_ok accepts. */
+extern const char *const mf_wgmma_form_variants[];
+/* @return 1 if wgmma row `in` takes form variant `variant`: "no_c" every row,
+ * the negations only floating-point rows (integer wgmma has no imm-scale),
+ * the transpositions only f16/bf16 rows (PTX: imm-trans-a/b for .f16/.bf16). */
+int mf_variant_form_ok(const mf_instr *in, const char *variant);
+/* @return 1 if `variant` changes what the instruction computes (the
+ * negations and no_c; a transposition only moves data). */
+int mf_variant_changes_arithmetic(const char *variant);
+
+/* The model's row for `in` in `variant`: a copy of *in with the operand
+ * forms set (mmafuzz_model.h: neg_a, neg_b, no_c; no_c_neg_zero = 0, the
+ * hypothesis).  @return 0, or -1 if `in` has no such variant. */
+int mf_variant_model_row(const mf_instr *in, const char *variant, mf_instr *out);
 
 /* Shape and fragment layouts of row `in` in variant v.
  * @return 0, or -1 when the row has no wrapper or the variant is unknown. */
@@ -121,6 +142,25 @@ static inline unsigned mf_wgmma_smem_offset(int row, int k, int kbytes, int elem
 /* Leading and stride byte offsets matching mf_wgmma_smem_offset. */
 #define MF_WGMMA_LBO(kbytes) 128u
 #define MF_WGMMA_SBO(kbytes) (128u * (unsigned)((kbytes) / 16))
+
+/* The transposed (MN-major) operand of imm-trans-a/b = 1, no swizzle (PTX ISA
+ * "Shared Memory Matrix Layout", canonical MN-major layout
+ * ((T,1,m),(8,k)):((1,T,SBO),(1T,LBO)) in elements, T = 16 bytes of
+ * elements): a core matrix is 8 K positions x 16 bytes along M or N (T
+ * elements contiguous), stored as 128 contiguous bytes; core matrices follow
+ * each other along K (LBO = 128 bytes), then along M or N (SBO = 128 * K/8).
+ * Byte offset of element (row, k) (row along M or N) of a rows x K operand of
+ * elem_bytes-byte elements: */
+#if defined(__CUDACC__)
+__host__ __device__
+#endif
+static inline unsigned mf_wgmma_smem_offset_mn(int row, int k, int K, int elem_bytes)
+{
+    int T = 16 / elem_bytes;
+    return (unsigned)(((row / T) * (K / 8) + (k >> 3)) * 128 + (k & 7) * 16 + (row % T) * elem_bytes);
+}
+#define MF_WGMMA_MN_LBO(K) 128u
+#define MF_WGMMA_MN_SBO(K) (128u * (unsigned)((K) / 8))
 
 /* The 64-bit shared-memory matrix descriptor of wgmma (PTX ISA "Matrix
  * Descriptor Format"; DOMAIN section 8): start address, LBO and SBO each

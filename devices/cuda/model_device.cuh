@@ -66,8 +66,10 @@ namespace mfd {
 #include "../../model/family_tfdpa_fast.c"
 #include "../../model/family_fma.c"
 #include "../../model/family_amd.c"
+#include "../../model/family_int.c"
 #include "../../model/eval.c"
 #include "../../gen/gen_values.c"
+#include "../../gen/gen_int.c"
 #include "../../gen/gen_tile.c"
 #include "../../gen/gen_mutate.c"
 } /* namespace mfd */

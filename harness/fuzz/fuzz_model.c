@@ -84,6 +84,7 @@ static int permuted(const mf_instr *in, const mf_case *cs, mf_case *out)
     case MF_TR_FDPA:
     case MF_GTR_FDPA: unit = in->L; break;
     case MF_GST_FDPA: unit = in->x; break;
+    case MF_INT_DOT: unit = in->k; break; /* an exact integer sum: any order */
     default: return 0;
     }
     if (unit < 2 || unit > in->k)
@@ -102,7 +103,7 @@ static int permuted(const mf_instr *in, const mf_case *cs, mf_case *out)
 /* @return 1 if negating every a and c must negate d (DOMAIN section 3). */
 static int sign_symmetric(const mf_instr *in)
 {
-    return in->family != MF_TR_FDPA && in->family != MF_GTR_FDPA;
+    return in->family != MF_TR_FDPA && in->family != MF_GTR_FDPA && in->family != MF_INT_DOT; /* integers: two's complement */
 }
 
 /* @return NULL if the invariants hold for (in, cs) with model output d, or

@@ -16,7 +16,7 @@
 typedef struct bk_entry {
     char id[RF_BUCKET_ID];
     char instr[160];
-    char sig[32];
+    char sig[64];
     char words[300];
     long long count;  /* as read from the file */
     long long delta;  /* sightings by this process not yet flushed */
@@ -135,7 +135,7 @@ void rf_buckets_classify(rf_buckets *bs, const mf_instr *in, const mf_instr *mod
             return;
         rf_catalogue_build(model, bs->cats[row]);
     }
-    rf_bucket_of(in, bs->cats[row], cs, d_dev, mf_eval(model, cs), b, NULL);
+    rf_bucket_id_of(in, bs->cats[row], cs, d_dev, mf_eval(model, cs), b, NULL);
     bk_entry *e = find(bs, b->id);
     if (!e && !(e = add(bs, b->id)))
         return;

@@ -101,7 +101,7 @@ static int grid(rf_space *sp, const rf_row *base, const mf_instr *start)
     const mf_instr *b = &base->in;
     mf_family fam = b->family;
     int Fs[16], nF = 0, Ls[8], nL = 0, Es[8], nE = 0;
-    mf_rho rhos[4];
+    mf_rho rhos[8];
     int nR = 0;
     if (uses_F(fam))
         for (int d = -4; d <= 4; d++)
@@ -123,10 +123,8 @@ static int grid(rf_space *sp, const rf_row *base, const mf_instr *start)
             Es[nE++] = b->e_zero + d;
     else
         Es[nE++] = b->e_zero;
-    if (nvidia_family(fam) && b->fd == MF_FMT_F32) {
-        rhos[nR++] = MF_RZ_FP32;
-        rhos[nR++] = MF_RZ_E8M13;
-        rhos[nR++] = MF_RNE;
+    if (nvidia_family(fam)) {
+        nR = rf_rhos_of(b, rhos);
     } else {
         rhos[nR++] = b->rho;
     }
@@ -220,18 +218,28 @@ size_t rf_space_filter(rf_space *sp, rf_cases *cs, long long *evals)
 void rf_space_count(rf_space *sp, const rf_cases *cs, size_t limit, long long *evals)
 {
     size_t n = cs->n < limit ? cs->n : limit;
+    long best = 0;
     for (size_t i = 0; i < sp->n; i++) {
         rf_cand *c = &sp->c[i];
         c->agree = 0;
         c->first_miss = -1;
-        for (size_t q = 0; q < n; q++) {
-            if (rf_agrees(&c->row, &cs->v[q]))
+        long miss = 0;
+        size_t q = 0;
+        /* stop once the candidate cannot reach the best count so far (then its count
+         * is below the best, and the order of the best candidates is unchanged) */
+        for (; q < n && miss <= (long)n - best; q++) {
+            if (rf_agrees(&c->row, &cs->v[q])) {
                 c->agree++;
-            else if (c->first_miss < 0)
-                c->first_miss = (int)q;
+            } else {
+                miss++;
+                if (c->first_miss < 0)
+                    c->first_miss = (int)q;
+            }
         }
+        if (c->agree > best)
+            best = c->agree;
         if (evals)
-            *evals += (long long)n;
+            *evals += (long long)q;
     }
 }
 

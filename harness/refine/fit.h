@@ -52,7 +52,9 @@ void rf_space_free(rf_space *sp);
 size_t rf_space_filter(rf_space *sp, rf_cases *cs, long long *evals);
 
 /* Count, for every candidate, the cases it agrees with (at most `limit`
- * cases); used when none agrees with all. */
+ * cases); used when none agrees with all.  The count is exact for every
+ * candidate that reaches the largest count; the others stop counting once
+ * they cannot reach the best so far, so their count stays below it. */
 void rf_space_count(rf_space *sp, const rf_cases *cs, size_t limit, long long *evals);
 
 /* Sort candidates: closest to the start row first. */

@@ -30,6 +30,12 @@ const rf_probe_def rf_probes[] = {
     {"NaN result", "Hickmann & Bradford 2019 (NaN, Inf and exceptions)", RP_NAN, PB_NAN, 0, 0, PR_NAN_KIND},
     {"subnormal inputs", "Fasi et al. 2021 (smallest subnormal a times b = 4)", RP_SUBNORMAL, PB_SUBNORMAL, 0, 0,
      PR_EQUAL},
+    {"monotonicity", "Fasi et al. 2021 (3.1.4): c = 1-2^-24 vs c = 1 plus n products 2^-(F+1), scaled to 2^E",
+     RP_NO_NORMALISE, PB_MONOTONIC, 2, 2 * MF_KMAX + 1, PR_MONOTONIC},
+    {"accumulator integration", "Hickmann & Bradford 2019 (C introduced): 2^E - 2^E + c, c = 2^(E-j)", RP_C_BITS,
+     PB_C_ALIGN, 1, 60, PR_LAST_KEPT},
+    {"order of Big, -Big, Small", "Hickmann & Bradford 2019: 2^E, -2^E, 2^(E-D) in the 6 orders over k = 0..2",
+     RP_ONE_SUM, PB_ORDER, 0, 5, PR_ORDERS},
     {"Table 8 vector", "MMA-Sim Table 8: a = -2^13,-1/2,-1/4,-1/8, b = 2^10,1,1,1, c = 2^23", RP_NONE, PB_TABLE8, 0,
      0, PR_VALUE},
 };
@@ -191,6 +197,45 @@ static int build_case(const rf_probe_def *p, const mf_instr *in, const rf_probe_
             return 1;
         return rf_exact(in->fd, 0, 1, L->emin - L->fbits + 2, expect) ? 1 : 0;
     }
+    case PB_MONOTONIC: {
+        /* j = 2n: c just below 2^E (binary32's largest, 2^E - 2^(E-24)); j = 2n + 1: c = 2^E.
+         * Each time n products 2^(E-F-1) in the first chunk: below 2^E they are kept
+         * (e_max = E - 1), beside 2^E truncated away (e_max = E) */
+        int n = j / 2, lim = st->L > 0 && st->L < K ? st->L : K;
+        if (st->F < 0 || !E || n < 1 || n > lim ||
+            rf_exact(in->fc, 0, j % 2 ? 1 : (UINT64_C(1) << 24) - 1, j % 2 ? E : E - 24, &cs->c))
+            return 1;
+        for (int k = 0; k < n; k++)
+            if (prod_pow2(in, 0, E - st->F - 1, &cs->a[k], &cs->b[k]))
+                return 1;
+        return 0;
+    }
+    case PB_C_ALIGN:
+        /* c is a term of the fused sum: aligned to e_max = E and kept while j <= F; added
+         * after the products (whose sum is 0): kept for every j */
+        if (!E || K < 2 || prod_pow2(in, 0, E, &cs->a[0], &cs->b[0]) || prod_pow2(in, 1, E, &cs->a[1], &cs->b[1]) ||
+            rf_exact(in->fc, 0, 1, E - j, &cs->c) || rf_exact(in->fd, 0, 1, E - j, expect))
+            return 1;
+        return 0;
+    case PB_ORDER: {
+        /* permutation j of (Big, -Big, Small) over k = 0, 1, 2; Small 2^(E-D) with D as large
+         * as the formats allow (at most 60), beyond F when F is known */
+        static const int perm[6][3] = {{0, 1, 2}, {0, 2, 1}, {1, 0, 2}, {1, 2, 0}, {2, 0, 1}, {2, 1, 0}};
+        if (!E || K < 3)
+            return 1;
+        int D = 60;
+        uint64_t sa, sb;
+        while (D > 0 && prod_pow2(in, 0, E - D, &sa, &sb))
+            D--;
+        if (D <= (st->F >= 0 ? st->F : 0))
+            return 1;
+        if (prod_pow2(in, 0, E, &cs->a[perm[j][0]], &cs->b[perm[j][0]]) ||
+            prod_pow2(in, 1, E, &cs->a[perm[j][1]], &cs->b[perm[j][1]]))
+            return 1;
+        cs->a[perm[j][2]] = sa;
+        cs->b[perm[j][2]] = sb;
+        return 0;
+    }
     case PB_TABLE8:
         if (K < 4 || prod(in, 1, 1, 13, 1, 10, &cs->a[0], &cs->b[0]) || prod(in, 1, 1, -1, 1, 0, &cs->a[1], &cs->b[1]) ||
             prod(in, 1, 1, -2, 1, 0, &cs->a[2], &cs->b[2]) || prod(in, 1, 1, -3, 1, 0, &cs->a[3], &cs->b[3]) ||
@@ -223,6 +268,8 @@ static int rho_of(const mf_instr *in, int dir, int P)
         return MF_RNE_FP16;
     if (dir == 1 && P == mf_format_get(in->fd)->frac_bits)
         return MF_RNE;
+    if (P == mf_format_get(in->fd)->frac_bits && (in->fd == MF_FMT_F32 || in->fd == MF_FMT_F16))
+        return dir == 0 ? MF_RZ : dir == 2 ? MF_RU : dir == 3 ? MF_RD : -1;
     return -1;
 }
 
@@ -241,7 +288,7 @@ static int e_terms(const mf_instr *in, const mf_case *cs)
 int rf_probe_all(const mf_instr *in, rf_run_fn run, void *ctx, rf_probe_run *out)
 {
     memset(out, 0, sizeof *out);
-    out->F = out->P = out->dir = -1;
+    out->F = out->P = out->dir = out->L = -1;
     static mf_case cs[256];
     static uint64_t expect[256], d[256];
     int jv[256];
@@ -288,7 +335,14 @@ int rf_probe_all(const mf_instr *in, rf_run_fn run, void *ctx, rf_probe_run *out
             } else if (q == n) {
                 r->status = RF_PROBE_BOUND;
                 r->value = last;
-                snprintf(r->text, sizeof r->text, ">= %d (no loss seen)", last);
+                snprintf(r->text, sizeof r->text, ">= %d (no loss seen)%s", last,
+                         p->param == RP_C_BITS ? ": c added after the products" : "");
+            } else if (p->param == RP_C_BITS) {
+                r->value = last;
+                if (last == out->F)
+                    snprintf(r->text, sizeof r->text, "%d = F: c in the fused sum", last);
+                else
+                    snprintf(r->text, sizeof r->text, "%d bits", last);
             } else {
                 r->value = last;
                 snprintf(r->text, sizeof r->text, "%d", last);
@@ -311,6 +365,8 @@ int rf_probe_all(const mf_instr *in, rf_run_fn run, void *ctx, rf_probe_run *out
                 q++;
             r->value = q < n ? jv[q] : in->k;
             snprintf(r->text, sizeof r->text, "%d", r->value);
+            if (p->param == RP_L)
+                out->L = r->value;
             break;
         }
         case PR_DIRECTION: {
@@ -356,6 +412,42 @@ int rf_probe_all(const mf_instr *in, rf_run_fn run, void *ctx, rf_probe_run *out
             r->value = d[0] == expect[0];
             snprintf(r->text, sizeof r->text, "%s", r->value ? "kept" : "flushed or other");
             break;
+        case PR_MONOTONIC: {
+            /* pairs (c below 2^E, c = 2^E) with the same products: positive outputs, so
+             * their bit patterns order as their values */
+            r->status = RF_PROBE_BOUND;
+            r->value = 0;
+            int last_n = 0;
+            for (int q = 0; q + 1 < n; q += 2) {
+                if (jv[q + 1] != jv[q] + 1)
+                    continue;
+                last_n = jv[q] / 2;
+                if (d[q] > d[q + 1] && !mf_is_nan(in->fd, d[q])) {
+                    r->status = RF_PROBE_OK;
+                    r->value = 1;
+                    snprintf(r->text, sizeof r->text, "non-monotonic from n = %d", last_n);
+                    break;
+                }
+            }
+            if (!r->value)
+                snprintf(r->text, sizeof r->text, "monotonic up to n = %d", last_n);
+            break;
+        }
+        case PR_ORDERS: {
+            int distinct = 0;
+            for (int q = 0; q < n; q++) {
+                int seen = 0;
+                for (int s = 0; s < q; s++)
+                    seen |= d[s] == d[q];
+                distinct += !seen;
+            }
+            r->value = distinct;
+            if (distinct == 1)
+                snprintf(r->text, sizeof r->text, "one output in %d orders", n);
+            else
+                snprintf(r->text, sizeof r->text, "%d outputs in %d orders", distinct, n);
+            break;
+        }
         case PR_VALUE: {
             r->d = d[0];
             snprintf(r->text, sizeof r->text, "d=%0*llx", mf_format_get(in->fd)->hex_width, (unsigned long long)d[0]);
@@ -395,6 +487,31 @@ int rf_probe_check_row(const mf_instr *row, const rf_probe_run *pr, char *buf, s
         case RP_ZERO_PLUS: want = row->zero_plus; ok = r->status == RF_PROBE_NA || r->value == want; break;
         case RP_NAN: want = row->nan_any; ok = r->status == RF_PROBE_NA || r->value == want; break;
         case RP_SUBNORMAL: want = 1; ok = r->status == RF_PROBE_NA || r->value == want; break;
+        case RP_NO_NORMALISE: {
+            /* the row's prediction (binary32 c and D, toward zero at P bits): in units of
+             * 2^(E-1-F), c below 2^E lacks u = 2^(F-23) (1 when F < 23, c truncated), and the
+             * sum shows above 2^E from 2^(F+1-P) units on: non-monotonic from n = u + that,
+             * if n products fit in the first chunk */
+            int P = row->rho == MF_RZ_FP32 ? 23 : row->rho == MF_RZ_E8M13 ? 13 : -1;
+            int lim = row->L < row->k ? row->L : row->k;
+            want = 0;
+            if (P > 0 && row->fc == MF_FMT_F32 && row->fd == MF_FMT_F32 && row->F <= 40) {
+                long u = row->F >= 23 ? 1L << (row->F - 23) : 1, x = row->F + 1 >= P ? 1L << (row->F + 1 - P) : 1;
+                want = u + x <= lim;
+            }
+            ok = r->status == RF_PROBE_NA || r->value == want;
+            break;
+        }
+        case RP_C_BITS:
+            want = row->F;
+            ok = r->status == RF_PROBE_NA ||
+                 (r->status == RF_PROBE_OK ? r->value == want : r->status == RF_PROBE_BOUND && r->value <= want);
+            break;
+        case RP_ONE_SUM:
+            /* the three terms in one chunk: one fused sum in every order */
+            want = 1;
+            ok = r->status == RF_PROBE_NA || row->L < 3 || r->value == want;
+            break;
         default: continue;
         }
         if (!ok) {

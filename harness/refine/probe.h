@@ -24,7 +24,10 @@ typedef enum rf_probe_build {
     PB_ZERO_SIGN,    /* a negative sum that rounds to zero, in the last chunk */
     PB_NAN,          /* a NaN input with a payload */
     PB_SUBNORMAL,    /* a subnormal input times 4 (Fasi et al.) */
-    PB_TABLE8        /* MMA-Sim Table 8: a = -2^13,-1/2,-1/4,-1/8, b = 2^10,1,1,1, c = 2^23 */
+    PB_TABLE8,       /* MMA-Sim Table 8: a = -2^13,-1/2,-1/4,-1/8, b = 2^10,1,1,1, c = 2^23 */
+    PB_MONOTONIC,    /* pairs: c = 2^E - 2^(E-24), then c = 2^E, each plus n = j/2 products 2^(E-F-1) */
+    PB_C_ALIGN,      /* c = 2^(E-j), products 2^E and -2^E: how c joins the sum */
+    PB_ORDER         /* Big, -Big, Small at k = 0, 1, 2 in each of the 6 orders (j), c = 0 */
 } rf_probe_build;
 
 /* How outputs become a value. */
@@ -35,12 +38,17 @@ typedef enum rf_probe_rule {
     PR_SIGN,        /* -0: sign kept (0), +0: +0 (1) */
     PR_NAN_KIND,    /* canonical NaN (0) / another NaN (1) / not NaN (2) */
     PR_EQUAL,       /* 1 if d is the expected value, else 0 */
-    PR_VALUE        /* no parameter: the output is shown */
+    PR_VALUE,       /* no parameter: the output is shown */
+    PR_MONOTONIC,   /* pairs (lower c, higher c): 1 when some pair gives the lower c the larger d */
+    PR_ORDERS       /* the number of different outputs over the cases (1: order-independent) */
 } rf_probe_rule;
 
 /* Which parameter a probe infers. */
 typedef enum rf_param {
-    RP_NONE, RP_F, RP_P, RP_RHO, RP_L, RP_EZERO, RP_ZERO_PLUS, RP_NAN, RP_SUBNORMAL
+    RP_NONE, RP_F, RP_P, RP_RHO, RP_L, RP_EZERO, RP_ZERO_PLUS, RP_NAN, RP_SUBNORMAL,
+    RP_NO_NORMALISE, /* 1: partial sums are not normalised (a non-monotonic sum seen) */
+    RP_C_BITS,       /* the fraction bits c keeps below e_max (= F: c is a term of the fused sum) */
+    RP_ONE_SUM       /* 1: the products are summed at once (every order gives one output) */
 } rf_param;
 
 typedef struct rf_probe_def {
@@ -70,7 +78,7 @@ typedef struct rf_probe_result {
 /* Everything inferred from one instruction, probe by probe. */
 typedef struct rf_probe_run {
     rf_probe_result r[16];
-    int F, P, dir;  /* inferred so far (-1: unknown) */
+    int F, P, dir, L;  /* inferred so far (-1: unknown) */
     long cases;     /* cases run */
 } rf_probe_run;
 

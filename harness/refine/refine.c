@@ -35,6 +35,25 @@ static int chunked(mf_family f)
            f == MF_GTR_FDPA;
 }
 
+int rf_rhos_of(const mf_instr *in, mf_rho *out)
+{
+    int n = 0;
+    if (in->fd == MF_FMT_F32) {
+        out[n++] = MF_RZ_FP32;   /* = MF_RZ for binary32 */
+        out[n++] = MF_RZ_E8M13;
+        out[n++] = MF_RNE;
+    } else if (in->fd == MF_FMT_F16) {
+        out[n++] = MF_RNE_FP16;  /* = MF_RNE for binary16 */
+        out[n++] = MF_RZ;
+    } else {
+        out[n++] = in->rho;
+        return n;
+    }
+    out[n++] = MF_RD;
+    out[n++] = MF_RU;
+    return n;
+}
+
 rf_row rf_row_of(const mf_instr *in)
 {
     rf_row r;
@@ -104,11 +123,14 @@ static void add_L(rf_catalogue *cat, const rf_row *b, int L)
     add(cat, RF_L, &r, "chunk length %d instead of %d", L, base->L);
 }
 
-/* The catalogue in order of plausibility: the primary cause of a bucket is the
- * first variant that explains its case, so the rules that touch only special
- * outcomes (zero sign, NaN) come first, then the smallest change of each
- * parameter, then the other architectures' rows (several differences at
- * once), then larger changes, chunk order and other families. */
+/* The catalogue in order of priority: the explanation that keys a bucket is
+ * the first variant that reproduces its case.  First the same qualifier's
+ * rows on the other architectures (whole rows of the table, the hypotheses
+ * with evidence behind them; rows with equal parameters are one variant, named
+ * by every architecture that has it, and by their differences from the base),
+ * then the rules that touch only special outcomes (zero sign, NaN), then the
+ * smallest change of each parameter, then larger changes, chunk order and
+ * other families. */
 void rf_catalogue_build(const mf_instr *base, rf_catalogue *cat)
 {
     memset(cat, 0, sizeof *cat);
@@ -117,6 +139,41 @@ void rf_catalogue_build(const mf_instr *base, rf_catalogue *cat)
     rf_row r;
     mf_family fam = base->family;
     int nv = fam == MF_T_FDPA || fam == MF_ST_FDPA || fam == MF_GST_FDPA || fam == MF_F16_EMU;
+    /* the same qualifier's row on the other architectures first: a whole row of the table
+     * (several parameters at once, each named by the row's differences); rows with the same
+     * parameters are one variant, and a row with the base's own parameters is none */
+    {
+        const mf_instr *rows[MF_ARCH_COUNT];
+        char names[MF_ARCH_COUNT][96];
+        int nrows = 0;
+        for (int a = 0; a < MF_ARCH_COUNT; a++) {
+            const mf_instr *t = a == (int)base->arch ? NULL : mf_instr_on_arch(base, (mf_arch)a);
+            if (!t)
+                continue;
+            rf_row rt = rf_row_of(t), ri;
+            if (rf_row_same(&rt, &b))
+                continue;
+            int i = 0;
+            for (; i < nrows; i++)
+                if (ri = rf_row_of(rows[i]), rf_row_same(&ri, &rt))
+                    break;
+            if (i < nrows) {
+                size_t o = strlen(names[i]);
+                snprintf(names[i] + o, sizeof names[i] - o, ", %s's", mf_arch_name(t->arch));
+                continue;
+            }
+            rows[nrows] = t;
+            snprintf(names[nrows++], sizeof names[0], "%s's", mf_arch_name(t->arch));
+        }
+        for (int i = 0; i < nrows; i++) {
+            char diff[120];
+            r = rf_row_of(rows[i]);
+            rf_row_diff(&b, &r, diff, sizeof diff);
+            rf_variant *v = add(cat, RF_ARCH, &r, "behaves like %s row (%s)", names[i], diff);
+            if (v)
+                v->table_row = rows[i];
+        }
+    }
     if (nv) {
         r = b;
         r.in.zero_plus = !base->zero_plus;
@@ -141,26 +198,14 @@ void rf_catalogue_build(const mf_instr *base, rf_catalogue *cat)
         add_L(cat, &b, base->L / 2);
     }
     if (nv) {
-        static const mf_rho f32_rhos[] = {MF_RZ_FP32, MF_RZ_E8M13, MF_RNE};
-        int nr = base->fd == MF_FMT_F32 ? 3 : 0;
+        mf_rho rhos[8];
+        int nr = rf_rhos_of(base, rhos);
         for (int i = 0; i < nr; i++)
-            if (f32_rhos[i] != base->rho) {
+            if (rhos[i] != base->rho) {
                 r = b;
-                r.in.rho = f32_rhos[i];
-                add(cat, RF_RHO, &r, "rounding %s instead of %s", mf_rho_name(f32_rhos[i]), mf_rho_name(base->rho));
+                r.in.rho = rhos[i];
+                add(cat, RF_RHO, &r, "rounding %s instead of %s", mf_rho_name(rhos[i]), mf_rho_name(base->rho));
             }
-    }
-    /* the same qualifier on the other architectures: several parameters at once */
-    for (int a = 0; a < MF_ARCH_COUNT; a++) {
-        if (a == (int)base->arch)
-            continue;
-        const mf_instr *t = mf_instr_on_arch(base, (mf_arch)a);
-        if (!t)
-            continue;
-        r = rf_row_of(t);
-        rf_variant *v = add(cat, RF_ARCH, &r, "behaves like %s's row", mf_arch_name(t->arch));
-        if (v)
-            v->table_row = t;
     }
     if (uses_F(fam))
         for (int d = 2; d <= 3; d++) {
@@ -221,15 +266,20 @@ int rf_set_count(const rf_set *s)
     return __builtin_popcountll(s->w[0]) + __builtin_popcountll(s->w[1]);
 }
 
+/* Does variant i reproduce d_dev on cs? */
+static int reproduces(const rf_catalogue *cat, int i, const mf_case *cs, uint64_t d_dev)
+{
+    const rf_variant *v = &cat->v[i];
+    uint64_t d = v->table_row ? mf_eval(v->table_row, cs) : rf_row_eval(&v->row, cs);
+    return mf_output_equal(&v->row.in, d, d_dev);
+}
+
 rf_set rf_explain(const rf_catalogue *cat, const mf_case *cs, uint64_t d_dev, long long *evals)
 {
     rf_set s = {{0, 0}};
-    for (int i = 0; i < cat->n; i++) {
-        const rf_variant *v = &cat->v[i];
-        uint64_t d = v->table_row ? mf_eval(v->table_row, cs) : rf_row_eval(&v->row, cs);
-        if (mf_output_equal(&v->row.in, d, d_dev))
+    for (int i = 0; i < cat->n; i++)
+        if (reproduces(cat, i, cs, d_dev))
             s.w[i >> 6] |= UINT64_C(1) << (i & 63);
-    }
     if (evals)
         *evals += cat->n;
     return s;
@@ -362,29 +412,70 @@ char *rf_fingerprint(const mf_instr *model, const mf_case *cs, uint64_t d_dev, u
     return buf;
 }
 
-void rf_bucket_of(const mf_instr *in, const rf_catalogue *cat, const mf_case *cs, uint64_t d_dev,
-                  uint64_t d_model, rf_bucket *out, long long *evals)
+char *rf_signature_class(const mf_instr *in, char *buf, size_t len)
 {
-    rf_set s = rf_explain(cat, cs, d_dev, evals);
-    const char *sig = rv_signature(in->fd, d_dev, d_model);
-    int n = snprintf(out->key, sizeof out->key, "%s|%s|", in->name, sig);
+    int n = snprintf(buf, len, "%s*%s+%s->%s", mf_format_get(in->fa)->name, mf_format_get(in->fb)->name,
+                     mf_format_get(in->fc)->name, mf_format_get(in->fd)->name);
+    if (in->n_scales && n >= 0 && (size_t)n < len)
+        snprintf(buf + n, len - (size_t)n, " scaled %s/%d", mf_format_get(in->fs)->name, in->block);
+    return buf;
+}
+
+static void bucket_of(const mf_instr *in, const rf_catalogue *cat, const mf_case *cs, uint64_t d_dev,
+                      uint64_t d_model, rf_bucket *out, long long *evals, int full)
+{
+    rf_set s = {{0, 0}};
+    if (full) {
+        s = rf_explain(cat, cs, d_dev, evals);
+    } else {
+        /* the first reproducing variant is all the key needs: stop there */
+        int i = 0;
+        while (i < cat->n && !reproduces(cat, i, cs, d_dev))
+            i++;
+        if (evals)
+            *evals += i < cat->n ? i + 1 : cat->n;
+        if (i < cat->n)
+            s.w[i >> 6] |= UINT64_C(1) << (i & 63);
+    }
+    char sig[64];
+    rf_signature_class(in, sig, sizeof sig);
+    /* the model row compared with, when it is not the instruction's own: the
+     * explanation is a change of that row */
+    int n = snprintf(out->key, sizeof out->key, "%s|%s|%s%s", in->name, sig, cat->base != in ? "model " : "",
+                     cat->base != in ? cat->base->name : "");
     out->explained = !rf_set_empty(&s);
+    out->also[0] = 0;
     if (out->explained) {
-        /* keyed on the primary cause: the first explaining variant in catalogue order (single
-         * parameters before families and other architectures' rows), by its description, so
-         * that the key does not depend on the catalogue's positions */
+        /* keyed on the first explaining variant in catalogue order (the same qualifier's
+         * rows on other architectures, then single parameters, then families), by its
+         * description, so that the key does not depend on the catalogue's positions */
         int first = 0;
         while (!rf_set_has(&s, first))
             first++;
-        snprintf(out->key + n, sizeof out->key - (size_t)n, "E:%s", cat->v[first].what);
-        rf_explain_words(cat, &s, out->words, sizeof out->words);
+        snprintf(out->key + n, sizeof out->key - (size_t)n, "|E:%s", cat->v[first].what);
+        snprintf(out->words, sizeof out->words, "%s", cat->v[first].what);
+        s.w[first >> 6] &= ~(UINT64_C(1) << (first & 63));
+        if (!rf_set_empty(&s))
+            rf_explain_words(cat, &s, out->also, sizeof out->also);
     } else {
         char fp[200];
         rf_fingerprint(cat->base, cs, d_dev, d_model, fp, sizeof fp);
-        snprintf(out->key + n, sizeof out->key - (size_t)n, "U:%s", fp);
+        snprintf(out->key + n, sizeof out->key - (size_t)n, "|U:%s", fp);
         snprintf(out->words, sizeof out->words, "unexplained (%s)", fp);
     }
     snprintf(out->id, sizeof out->id, "%016llx", (unsigned long long)XXH3_64bits(out->key, strlen(out->key)));
+}
+
+void rf_bucket_of(const mf_instr *in, const rf_catalogue *cat, const mf_case *cs, uint64_t d_dev,
+                  uint64_t d_model, rf_bucket *out, long long *evals)
+{
+    bucket_of(in, cat, cs, d_dev, d_model, out, evals, 1);
+}
+
+void rf_bucket_id_of(const mf_instr *in, const rf_catalogue *cat, const mf_case *cs, uint64_t d_dev,
+                     uint64_t d_model, rf_bucket *out, long long *evals)
+{
+    bucket_of(in, cat, cs, d_dev, d_model, out, evals, 0);
 }
 
 /* ---------------------------------------------------------------- helpers */
@@ -525,12 +616,14 @@ static const char *family_id(mf_family f)
 {
     static const char *const ids[MF_FAMILY_COUNT] = {"MF_T_FDPA",  "MF_ST_FDPA",     "MF_GST_FDPA",
                                                      "MF_FMA_CHAIN", "MF_E_FDPA",    "MF_FTZ_MUL_ADD",
-                                                     "MF_TR_FDPA", "MF_GTR_FDPA",    "MF_F16_EMU"};
+                                                     "MF_TR_FDPA", "MF_GTR_FDPA",    "MF_F16_EMU",
+                                                     "MF_INT_DOT"};
     return (unsigned)f < MF_FAMILY_COUNT ? ids[f] : "?";
 }
 static const char *rho_id(mf_rho r)
 {
-    static const char *const ids[MF_RHO_COUNT] = {"MF_RZ_FP32", "MF_RZ_E8M13", "MF_RNE_FP16", "MF_RNE"};
+    static const char *const ids[MF_RHO_COUNT] = {"MF_RZ_FP32", "MF_RZ_E8M13", "MF_RNE_FP16", "MF_RNE",
+                                                   "MF_RZ",      "MF_RD",       "MF_RU"};
     return (unsigned)r < MF_RHO_COUNT ? ids[r] : "?";
 }
 static const char *status_id(mf_status s)

@@ -7,12 +7,21 @@
  * single-parameter change of it, plus the same qualifier's row on every other
  * architecture; each variant is a modified copy of the row (struct mf_instr)
  * evaluated with mf_eval.  The *explanation* of a case (device output d) is
- * the set of variants whose output equals d; the *bucket* of a case is
- * (instruction, signature class, explanation), where the explanation is
- * keyed by its primary cause (the first explaining variant: single
- * parameters first, then families, then other architectures' rows), or, when
- * no variant explains it, (instruction, signature class, fingerprint).  Both depend
- * on the case alone.
+ * the set of variants whose output equals d.  The *bucket* of a case is
+ * (instruction, signature class, explanation) where
+ *   - the signature class is the instruction's type signature
+ *     ("f16*f16+f32->f32", and its scales), with the model row compared
+ *     with when it is not the instruction's own;
+ *   - the explanation is the case's canonical explanation: the first
+ *     variant, in the catalogue's fixed priority order, that reproduces d
+ *     (the same qualifier's rows on the other architectures, then single
+ *     parameter changes from the smallest, then families); the other
+ *     variants that also reproduce d are reported with it (rf_bucket.also)
+ *     but do not key the bucket;
+ *   - a case no variant reproduces is "unexplained", keyed by its
+ *     fingerprint (rf_fingerprint).
+ * All three depend on the case alone (and on the table), never on the
+ * other cases of a batch, a shard or a run.
  *
  * Library only: no I/O.  Used by `mmafuzz triage`, `probe`, `fit` and `run`.
  */
@@ -32,7 +41,7 @@ typedef enum rf_kind {
     RF_L,          /* chunk length halved, doubled, whole K */
     RF_EZERO,      /* e_zero +-1 */
     RF_X,          /* P / F2 +-1 (or P 2 <-> 4) */
-    RF_RHO,        /* another output conversion for D's format */
+    RF_RHO,        /* another output rounding of D's format (RZ, RNE, RD, RU, RZ-E8M13) */
     RF_ZERO_SIGN,  /* zero_plus flipped */
     RF_NAN,        /* nan_any flipped */
     RF_ORDER,      /* chunks in reverse order */
@@ -54,7 +63,7 @@ typedef struct rf_variant {
     rf_row row;
     rf_kind kind;
     const mf_instr *table_row;  /* RF_ARCH: the table row itself, else NULL */
-    char what[96];              /* in words: "F = 25 instead of 24" */
+    char what[192];             /* in words: "F = 25 instead of 24" */
 } rf_variant;
 
 #define RF_MAX_VARIANTS 96
@@ -64,6 +73,11 @@ typedef struct rf_catalogue {
     int n;
     rf_variant v[RF_MAX_VARIANTS];
 } rf_catalogue;
+
+/* The output roundings of D's format (T-FDPA step 6), for the catalogue and
+ * the fit: binary32 RZ-FP32, RZ-E8M13, RNE, RD, RU; binary16 RNE-FP16, RZ,
+ * RD, RU; other formats the row's own.  out holds 8.  @return the count. */
+int rf_rhos_of(const mf_instr *in, mf_rho *out);
 
 /* Build the variant catalogue of table row `base`. */
 void rf_catalogue_build(const mf_instr *base, rf_catalogue *cat);
@@ -100,8 +114,9 @@ char *rf_explain_words(const rf_catalogue *cat, const rf_set *s, char *buf, size
 
 typedef struct rf_bucket {
     char id[RF_BUCKET_ID];  /* XXH3-64 of key, hex */
-    char key[400];          /* "INSTR|SIGNATURE|E:primary cause" or "INSTR|SIGNATURE|U:fingerprint" */
-    char words[300];        /* the explanation in words, or the fingerprint */
+    char key[400];          /* "INSTR|SIGCLASS|[model ROW]|E:canonical explanation" or "...|U:fingerprint" */
+    char words[300];        /* the canonical explanation in words, or "unexplained (fingerprint)" */
+    char also[300];         /* the other variants that reproduce this case, in words ("" if none) */
     int explained;
 } rf_bucket;
 
@@ -111,11 +126,20 @@ typedef struct rf_bucket {
 char *rf_fingerprint(const mf_instr *model, const mf_case *cs, uint64_t d_dev, uint64_t d_model, char *buf,
                      size_t len);
 
+/* The signature class of an instruction: its formats, "f16*f16+f32->f32",
+ * and " scaled ue8m0/32" for block-scaled rows.  @return buf. */
+char *rf_signature_class(const mf_instr *in, char *buf, size_t len);
+
 /* The bucket of a disagreeing case: `in` is the instruction run, `cat` the
  * catalogue of the model row compared with (built once per row), d_model
  * that row's output.  Depends only on (in, cat->base, cs, d_dev). */
 void rf_bucket_of(const mf_instr *in, const rf_catalogue *cat, const mf_case *cs, uint64_t d_dev,
                   uint64_t d_model, rf_bucket *out, long long *evals);
+/* The same bucket (id, key, words) without `also` (left ""): the variants
+ * are tried in order up to the first that reproduces d_dev, so a case the
+ * first variant explains costs one evaluation.  What `run` uses. */
+void rf_bucket_id_of(const mf_instr *in, const rf_catalogue *cat, const mf_case *cs, uint64_t d_dev,
+                     uint64_t d_model, rf_bucket *out, long long *evals);
 
 /* --------------------------------------------------------------- helpers */
 

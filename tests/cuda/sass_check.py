@@ -9,7 +9,7 @@ one line per wrapper kernel with the SASS opcode its table row must compile to
 wrappers.  cuobjdump (no GPU needed; on PATH, in NVDISASM/CUOBJDUMP env vars,
 or from the PyPI package nvidia-cuda-cuobjdump with nvidia-cuda-nvdisasm)
 disassembles it; every wrapper must contain its expected opcode and no other
-matrix opcode family (HMMA/HGMMA/QGMMA/QMMA/DMMA).
+matrix opcode family (HMMA/HGMMA/QGMMA/QMMA/DMMA/IMMA/IGMMA/BMMA/BGMMA).
 
 Exit 0: all match; 1: a mismatch; 77: the wrappers were not built (no CUDA
 toolkit at build time), so there is nothing to check.
@@ -37,6 +37,20 @@ def find_tool(name):
     return None
 
 
+# What each wgmma operand-form variant shows on its GMMA instruction (ptxas 13.0,
+# sm_90a): imm-scale-a/b = -1 as .negA/.negB, imm-trans-a/b = 1 as .tnspA/.tnspB
+# on the descriptor operand, scale-d = 0 as the accumulator RZ under !UPT.
+FORM_MARKS = {"neg_a": [".negA"], "neg_b": [".negB"], "neg_ab": [".negA", ".negB"], "no_c": ["RZ, !UPT"],
+              "trans_a": [".tnspA"], "trans_b": [".tnspB"], "trans_ab": [".tnspA", ".tnspB"]}
+
+
+def form_ok(variant, text):
+    marks = FORM_MARKS.get(variant)
+    if not marks:  # default and the N / A-source variants: no negation, transposition or RZ accumulator
+        return not any(".neg" in t or ".tnsp" in t or "!UPT" in t for t in text)
+    return bool(text) and all(all(mark in t for mark in marks) for t in text)
+
+
 def main():
     if len(sys.argv) != 3:
         print(__doc__)
@@ -58,16 +72,19 @@ def main():
         print("FAIL: cuobjdump --dump-sass %s: %s" % (lib, out.stderr.strip()))
         return 1
     ops = {}  # kernel symbol -> set of matrix opcodes
+    lines = {}  # kernel symbol -> the matrix instructions' text (operands included)
     func = None
     for line in out.stdout.splitlines():
         m = re.search(r"Function : (\S+)", line)
         if m:
             func = m.group(1)
             ops.setdefault(func, set())
+            lines.setdefault(func, [])
             continue
-        m = re.search(r"\b((?:HMMA|HGMMA|QGMMA|QMMA|DMMA|IMMA|IGMMA)\.[0-9A-Za-z.x]+)", line)
+        m = re.search(r"\b((?:HMMA|HGMMA|QGMMA|QMMA|DMMA|IMMA|IGMMA|BMMA|BGMMA)\.[0-9A-Za-z.x]+)", line)
         if m and func:
             ops[func].add(m.group(1))
+            lines[func].append(line[m.start():])
     fails = checked = 0
     for row in open(manifest):
         if row.startswith("#") or not row.strip():
@@ -84,6 +101,9 @@ def main():
             fails += 1
         elif any(op.split(".")[0] != family for op in found):
             print("FAIL %s (%s %s): other matrix opcodes beside %s: %s" % (instr, variant, target, expect, sorted(found)))
+            fails += 1
+        elif not form_ok(variant, lines.get(sym, [])):
+            print("FAIL %s (%s %s): the operand form is not in the SASS: %s" % (instr, variant, target, lines.get(sym)))
             fails += 1
     print("%d wrappers checked against their expected SASS opcode, %d failed" % (checked, fails))
     return 1 if fails or not checked else 0

@@ -1,7 +1,7 @@
 /*
  * test_gpu.c - tests of the CUDA device layer on a GPU (CTest label gpu).
  *
- * usage: test_gpu layout|vs-model|variants [--device SPEC] [--instr PATTERN] [-runs N] [-seed S]
+ * usage: test_gpu layout|vs-model|variants|forms [--device SPEC] [--instr PATTERN] [-runs N] [-seed S]
  *                 [-threads T] [-max_total_time SEC] [-max_instr_time SEC] [--mismatches FILE]
  *
  *   layout    one-hot probes per (instruction, variant): every A, B and C
@@ -17,6 +17,11 @@
  *             the device's d and the model's (for minimized findings).
  *   variants  wgmma only: the same cases through N=8 and N=256, A from shared
  *             memory and from registers; all four outputs compared bit for bit.
+ *   forms     wgmma only: the operand-form variants (neg_a, neg_b, neg_ab,
+ *             no_c, trans_a, trans_b, trans_ab) against the model's row for
+ *             each (hypotheses; a transposition leaves the row as it is), and
+ *             the negations against the default wrapper on inputs negated here.
+ *             `layout` probes the transposed layouts too.
  *
  * With no CUDA device the test exits 77 (CTest: skipped), unless the
  * environment sets MMAFUZZ_REQUIRE_GPU=1: then it fails.
@@ -75,6 +80,19 @@ static uint64_t probe_bits(mf_format f, int q, int e)
 
 /* ------------------------------------------------------------------ layout */
 
+/* Integer probes: the "one" of a one-hot probe (b1: a word of ones), the
+ * probe value at K position kk (distinct while kk < the format's range; b1:
+ * the word of kk+1 low ones), and the product of the two (the s32 result). */
+static uint64_t int_one(mf_format f) { return f == MF_FMT_B1 ? 0xFFFFFFFFu : 1; }
+static int64_t int_probe_val(mf_format f, int kk)
+{
+    return f == MF_FMT_B1 ? kk + 1 : (f == MF_FMT_S4 || f == MF_FMT_U4) ? kk % 7 + 1 : kk % 127 + 1;
+}
+static uint64_t int_probe_bits(mf_format f, int kk)
+{
+    return f == MF_FMT_B1 ? (UINT64_C(1) << (kk + 1)) - 1 : (uint64_t)int_probe_val(f, kk);
+}
+
 static int layout_one(mf_device *dev, const mf_instr *in, const char *variant)
 {
     int m, n, k;
@@ -91,7 +109,33 @@ static int layout_one(mf_device *dev, const mf_instr *in, const char *variant)
      * probe k+s (B probes): B[(j+s)%k][j] = 2^-(j/k); A[i][kk] = (1+(kk%4)/4) * 2^(kk/4)
      *   => D[i][j] = (1 + (kj%4)/4) * 2^(kj/4 - j/k) for every i.
      * probe 2k (C probe): A = B = 0, C[i][j] distinct per (i, j) => D = C. */
-    for (int s = 0; s < k; s++) {
+    /* integer rows: A[i][ki] = 1 (b1: all ones) against B[kk][j] = int_probe(kk)
+     * gives D[i][j] = int_probe_val(ki); the B probes likewise, C passed through */
+    const int isint = mf_format_is_int(in->fa);
+    for (int s = 0; isint && s < k; s++) {
+        size_t ta = (size_t)s, tb = (size_t)(k + s);
+        for (int i = 0; i < m; i++) {
+            mf_abi_set(in->fa, A, (ta * m + i) * k + (i + s) % k, int_one(in->fa));
+            for (int kk = 0; kk < k; kk++)
+                mf_abi_set(in->fa, A, (tb * m + i) * k + kk, int_probe_bits(in->fa, kk));
+        }
+        for (int j = 0; j < n; j++) {
+            mf_abi_set(in->fb, B, (tb * n + j) * k + (j + s) % k, int_one(in->fb));
+            for (int kk = 0; kk < k; kk++)
+                mf_abi_set(in->fb, B, (ta * n + j) * k + kk, int_probe_bits(in->fb, kk));
+        }
+        /* .xor.popc: the zero words count too: sum of popc(B) = S = k(k+1)/2 over
+         * all words, the probed word counts 32 - v instead of v: 32 + S - 2v */
+        const int xr = in->fa == MF_FMT_B1 && (in->x & MF_INT_XOR);
+        const int64_t S = (int64_t)k * (k + 1) / 2;
+        for (int i = 0; i < m; i++)
+            for (int j = 0; j < n; j++) {
+                int64_t va = int_probe_val(in->fb, (i + s) % k), vb = int_probe_val(in->fa, (j + s) % k);
+                X[(ta * m + i) * n + j] = (uint64_t)(xr ? 32 + S - 2 * va : va);
+                X[(tb * m + i) * n + j] = (uint64_t)(xr ? 32 + S - 2 * vb : vb);
+            }
+    }
+    for (int s = 0; !isint && s < k; s++) {
         size_t ta = (size_t)s, tb = (size_t)(k + s);
         for (int i = 0; i < m; i++) {
             int ki = (i + s) % k;
@@ -116,7 +160,8 @@ static int layout_one(mf_device *dev, const mf_instr *in, const char *variant)
     for (int idx = 0; idx < m * n; idx++) {
         /* distinct values that every output conversion keeps exactly (RZ-E8M13
          * keeps 13 fraction bits): f32 (1 + (idx % 8192)/8192) * 2^(idx / 8192) */
-        uint64_t c = in->fc == MF_FMT_F16 ? 0x0400u + (uint64_t)idx
+        uint64_t c = isint ? 0x10000u + (uint64_t)idx
+                     : in->fc == MF_FMT_F16 ? 0x0400u + (uint64_t)idx
                      : in->fc == MF_FMT_F64 ? 0x3FF0000000000000ull + ((uint64_t)idx << 20)
                                             : 0x3F800000u + ((uint64_t)(idx & 8191) << 10) + ((uint64_t)(idx >> 13) << 23);
         mf_abi_set(in->fc, C, tc * m * n + idx, c);
@@ -349,6 +394,94 @@ static int variants_one(mf_device *dev, const mf_instr *in, const opts *o)
     return bad;
 }
 
+/* ------------------------------------------------------------------ forms */
+
+/* wgmma's operand forms (variants neg_a, neg_b, neg_ab, no_c): the default
+ * generator's tiles through each form's wrapper, every output against the
+ * model's row for the form (mf_variant_model_row: the hypotheses of the
+ * README), and against the default wrapper on inputs negated by hand (the
+ * sign bits of A and/or B flipped here), which needs no model at all. */
+static int forms_one(mf_device *dev, const mf_instr *in, const opts *o)
+{
+    const int M = in->m, N = in->n, K = in->k;
+    size_t T = (size_t)o->runs;
+    char err[512];
+    size_t ea = mf_abi_elem_bytes(in->fa), eb = mf_abi_elem_bytes(in->fb), ec = mf_abi_elem_bytes(in->fc),
+           ed = mf_abi_elem_bytes(in->fd);
+    unsigned char *A = malloc(T * M * K * ea), *B = malloc(T * N * K * eb), *C = malloc(T * M * N * ec),
+                  *D = malloc(T * M * N * ed), *An = malloc(T * M * K * ea), *Bn = malloc(T * N * K * eb),
+                  *Dn = malloc(T * M * N * ed);
+    gen_fill_tiles(in, M, N, K, (uint64_t)o->seed, 0, T, A, B, C, NULL, NULL);
+    int bad = 0, tried = 0;
+    for (int f = 0; mf_wgmma_form_variants[f]; f++) {
+        const char *vn = mf_wgmma_form_variants[f];
+        mf_instr row;
+        if (!mf_device_supports(dev, in, vn) || mf_variant_model_row(in, vn, &row))
+            continue;
+        tried++;
+        if (mf_device_run_tiles(dev, in, vn, T, A, B, C, NULL, NULL, D, err, sizeof err)) {
+            printf("FAIL %s [%s]: %s\n", in->name, vn, err);
+            bad++;
+            continue;
+        }
+        long long model_bad = 0, hand_bad = -1, alt_neg_zero = 0, alt_plus_c = 0;
+        mf_case cs;
+        /* no_c's alternative hypotheses, counted beside the model's (README):
+         * -0 from an all -0 product sum (no_c_neg_zero = 1), and c = +0 read
+         * (the row itself on c = +0, whose zero c takes e_zero) */
+        mf_instr row_nz = row;
+        row_nz.no_c_neg_zero = 1;
+        for (size_t t = 0; t < T; t++)
+            for (int i = 0; i < M; i++)
+                for (int j = 0; j < N; j++) {
+                    mf_tile_get_case(in, M, N, K, A, B, C, NULL, NULL, t, i, j, &cs);
+                    uint64_t d = mf_abi_get(in->fd, D, (t * M + i) * N + j);
+                    if (!mf_output_equal(&row, mf_eval(&row, &cs), d))
+                        model_bad++;
+                    if (row.no_c) {
+                        alt_neg_zero += !mf_output_equal(&row_nz, mf_eval(&row_nz, &cs), d);
+                        cs.c = 0;
+                        alt_plus_c += !mf_output_equal(in, mf_eval(in, &cs), d);
+                    }
+                }
+        if (row.neg_a || row.neg_b) { /* the default wrapper on negated inputs */
+            const int sa = mf_format_get(in->fa)->bits - 1, sb = mf_format_get(in->fb)->bits - 1;
+            for (size_t q = 0; q < T * M * K; q++)
+                mf_abi_set(in->fa, An, q, mf_abi_get(in->fa, A, q) ^ (row.neg_a ? UINT64_C(1) << sa : 0));
+            for (size_t q = 0; q < T * N * K; q++)
+                mf_abi_set(in->fb, Bn, q, mf_abi_get(in->fb, B, q) ^ (row.neg_b ? UINT64_C(1) << sb : 0));
+            hand_bad = 0;
+            if (mf_device_run_tiles(dev, in, NULL, T, An, Bn, C, NULL, NULL, Dn, err, sizeof err)) {
+                printf("FAIL %s: %s\n", in->name, err);
+                hand_bad = 1;
+            } else {
+                for (size_t e = 0; e < T * M * N; e++)
+                    if (!mf_output_equal(in, mf_abi_get(in->fd, D, e), mf_abi_get(in->fd, Dn, e)))
+                        hand_bad++;
+            }
+        }
+        int b = model_bad || hand_bad > 0;
+        bad += b;
+        printf("%s %-44s %-6s %zu tiles: model mismatches %lld", b ? "FAIL" : "ok  ", in->name, vn, T, model_bad);
+        if (hand_bad >= 0)
+            printf(", differences from the default form on inputs negated here %lld", hand_bad);
+        if (row.no_c)
+            printf("; alternatives: -0 from all -0 products %lld mismatches, c = +0 read %lld", alt_neg_zero,
+                   alt_plus_c);
+        printf("\n");
+    }
+    free(A);
+    free(B);
+    free(C);
+    free(D);
+    free(An);
+    free(Bn);
+    free(Dn);
+    if (!tried)
+        printf("SKIP %s: no operand-form wrappers\n", in->name);
+    return bad;
+}
+
 /* ------------------------------------------------------------------ cases */
 
 /* Run each case of a .vec file on the device, alone at (0,0) of a zero tile,
@@ -442,8 +575,9 @@ int main(int argc, char **argv)
         }
         i++;
     }
-    if (strcmp(mode, "layout") && strcmp(mode, "vs-model") && strcmp(mode, "variants") && !cases_path) {
-        fprintf(stderr, "usage: test_gpu layout|vs-model|variants|cases FILE [--device SPEC] [--instr PATTERN] [-runs N]\n"
+    if (strcmp(mode, "layout") && strcmp(mode, "vs-model") && strcmp(mode, "variants") && strcmp(mode, "forms") &&
+        !cases_path) {
+        fprintf(stderr, "usage: test_gpu layout|vs-model|variants|forms|cases FILE [--device SPEC] [--instr PATTERN] [-runs N]\n"
                         "       [-seed S] [-threads T] [-max_total_time SEC] [--mismatches FILE]\n");
         return 2;
     }
@@ -452,7 +586,7 @@ int main(int argc, char **argv)
         o.threads = nc > 0 ? nc : 1;
     }
     if (o.runs <= 0)
-        o.runs = !strcmp(mode, "variants") ? 16 : 512;
+        o.runs = !strcmp(mode, "variants") ? 16 : !strcmp(mode, "forms") ? 256 : 512;
     const char *req = getenv("MMAFUZZ_REQUIRE_GPU");
     int require = req && !strcmp(req, "1");
     mf_device *dev;
@@ -489,10 +623,21 @@ int main(int argc, char **argv)
                     ran++;
                 }
             }
+            /* the transposed shared-memory layouts (imm-trans), which move data only */
+            for (int v = 0; kind == MF_PTX_WGMMA && mf_wgmma_form_variants[v]; v++) {
+                const char *vn = mf_wgmma_form_variants[v];
+                if (!mf_variant_changes_arithmetic(vn) && mf_device_supports(dev, in, vn)) {
+                    failed += layout_one(dev, in, vn);
+                    ran++;
+                }
+            }
         } else if (!strcmp(mode, "vs-model")) {
             long long t = 0;
             failed += vs_model_one(dev, in, &o, mis, deadline, &t);
             total_tiles += t;
+            ran++;
+        } else if (kind == MF_PTX_WGMMA && !strcmp(mode, "forms")) {
+            failed += forms_one(dev, in, &o);
             ran++;
         } else if (kind == MF_PTX_WGMMA) {
             failed += variants_one(dev, in, &o);

@@ -64,6 +64,42 @@ static void ptx_b(mf_format f, int lane, int e, int *row, int *col)
         *row = t * 4 + (e & 3) + (e >= 4 ? 16 : 0); /* DOMAIN 8 (8-bit k32) */
 }
 
+/* Integer and single-bit fragments (PTX ISA "Matrix Fragments for
+ * mma.m8n8k16 / m8n8k32 / m8n8k128" and "mma.m16n8k16 / k32 / k64 / k128 /
+ * k256" for .s8/.u8, .s4/.u4, .b1), in the PTX's value index i of a thread.
+ * An ABI element is one value, except b1: element e is the word of values
+ * i = 32e .. 32e+31, whose column (A) or row (B) is that of value 32e / 32. */
+static int int_vals(mf_format f) { return f == MF_FMT_B1 ? 32 : 1; }
+
+static void ptx_int_a(const mf_instr *in, int lane, int e, int *row, int *col)
+{
+    int g = lane >> 2, t = lane & 3, V = int_vals(in->fa), i = e * V, K = in->k * V;
+    int per = (in->fa == MF_FMT_S8 || in->fa == MF_FMT_U8) ? 4 : (in->fa == MF_FMT_B1) ? 32 : 8; /* values per register */
+    if (in->m == 8) { /* m8n8k16/k32/k128: row = g, col = t*per + i */
+        *row = g;
+        *col = t * per + i;
+    } else if (K == 4 * per) { /* m16n8k16 s8, k32 s4, k128 b1: two registers */
+        *row = i < per ? g : g + 8;
+        *col = t * per + (i % per);
+    } else { /* m16n8k32 s8, k64 s4, k256 b1: four registers */
+        *row = (i < per || (i >= 2 * per && i < 3 * per)) ? g : g + 8;
+        *col = t * per + (i % per) + (i >= 2 * per ? 4 * per : 0);
+    }
+    *col /= V;
+}
+
+static void ptx_int_b(const mf_instr *in, int lane, int e, int *row, int *col)
+{
+    int g = lane >> 2, t = lane & 3, V = int_vals(in->fb), i = e * V, K = in->k * V;
+    int per = (in->fb == MF_FMT_S8 || in->fb == MF_FMT_U8) ? 4 : (in->fb == MF_FMT_B1) ? 32 : 8;
+    *col = g;
+    if (K == 4 * per) /* m8n8, m16n8k16 s8, k32 s4, k128 b1: one register, row = t*per + i */
+        *row = t * per + i;
+    else /* two registers: the second 4*per rows further */
+        *row = t * per + (i % per) + (i >= per ? 4 * per : 0);
+    *row /= V;
+}
+
 static void ptx_cd(int lane, int e, int *row, int *col)
 {
     /* DOMAIN 8: row = g for e < 2, else g+8; col = t*2 + (e&1); wgmma repeats this
@@ -94,7 +130,12 @@ static void check_layout(const char *what, const mf_instr *in, const char *varia
             }
             hit[r * cols + c]++;
             int lane = th & 31, warp = th >> 5;
-            if (which == 0) {
+            if (mf_format_is_int(in->fa) && which == 0) {
+                ptx_int_a(in, lane, e, &er, &ec);
+                er += 16 * warp;
+            } else if (mf_format_is_int(in->fa) && which == 1) {
+                ptx_int_b(in, lane, e, &er, &ec);
+            } else if (which == 0) {
                 if (in->m == 8) { /* m8n8k4 f64: row = g, col = t */
                     er = lane >> 2;
                     ec = lane & 3;
@@ -123,6 +164,29 @@ static void check_layout(const char *what, const mf_instr *in, const char *varia
         }
     for (int i = 0; i < n; i++)
         EXPECT(hit[i] == 1, "%s %s [%s]: (%d,%d) hit %d times", in->name, what, variant, i / cols, i % cols, hit[i]);
+    free(hit);
+}
+
+/* The transposed (MN-major) layout: a bijection onto the operand bytes; each
+ * 128-byte core matrix holds 8 K positions (16 bytes apart) of 16 contiguous
+ * bytes along M or N (PTX ISA canonical MN-major layout, no swizzle); K-groups
+ * of 8 are LBO = 128 bytes apart, M/N groups SBO = 128 * K/8. */
+static void check_smem_mn(int rows, int K, int eb)
+{
+    int n = rows * K * eb, T = 16 / eb;
+    int *hit = calloc((size_t)n, sizeof *hit);
+    for (int r = 0; r < rows; r++)
+        for (int k = 0; k < K; k++) {
+            unsigned o = mf_wgmma_smem_offset_mn(r, k, K, eb);
+            EXPECT(o < (unsigned)n, "MN smem offset (%d,%d) = %u outside %d bytes", r, k, o, n);
+            for (int b = 0; b < eb && o + (unsigned)b < (unsigned)n; b++)
+                hit[o + (unsigned)b]++;
+            EXPECT(o % 128 == (unsigned)((k % 8) * 16 + (r % T) * eb), "MN core-matrix layout at (%d,%d)", r, k);
+            EXPECT(o / 128 == (unsigned)((r / T) * (MF_WGMMA_MN_SBO(K) / 128) + (k / 8) * (MF_WGMMA_MN_LBO(K) / 128)),
+                   "MN core matrix of (%d,%d): not LBO/SBO apart", r, k);
+        }
+    for (int i = 0; i < n; i++)
+        EXPECT(hit[i] == 1, "MN smem byte %d hit %d times (%d rows x K %d)", i, hit[i], rows, K);
     free(hit);
 }
 
@@ -170,11 +234,49 @@ int main(void)
             }
             rows_checked++;
         }
+        /* the operand-form variants: N = 8, A from shared memory, the flags of
+         * their names; negation only for floating-point rows (PTX ISA: integer
+         * wgmma has no imm-scale-a/b) */
+        for (int v = 0; kind == MF_PTX_WGMMA && mf_wgmma_form_variants[v]; v++) {
+            const char *vn = mf_wgmma_form_variants[v];
+            mf_variant var;
+            mf_wrap_shape s;
+            int f16ish = (in->fa == MF_FMT_F16 || in->fa == MF_FMT_BF16) && (in->fb == MF_FMT_F16 || in->fb == MF_FMT_BF16);
+            int want = !strncmp(vn, "trans_", 6) ? f16ish : !mf_format_is_int(in->fa) || !strcmp(vn, "no_c");
+            int ok = !mf_variant_parse(in, vn, &var) && !mf_wrap_shape_of(in, &var, &s);
+            EXPECT(ok == want, "%s: variant '%s' %s", in->name, vn, ok ? "accepted" : "refused");
+            if (!ok)
+                continue;
+            EXPECT(s.n == 8 && !s.a_in_regs, "%s [%s]: N = %d, A in registers %d", in->name, vn, s.n, s.a_in_regs);
+            EXPECT(var.neg_a == (strstr(vn, "neg_a") != NULL || !strcmp(vn, "neg_ab")) &&
+                       var.neg_b == (!strcmp(vn, "neg_b") || !strcmp(vn, "neg_ab")) && var.no_c == !strcmp(vn, "no_c") &&
+                       var.trans_a == (!strcmp(vn, "trans_a") || !strcmp(vn, "trans_ab")) &&
+                       var.trans_b == (!strcmp(vn, "trans_b") || !strcmp(vn, "trans_ab")),
+                   "%s [%s]: flags %d %d %d %d %d", in->name, vn, var.neg_a, var.neg_b, var.no_c, var.trans_a,
+                   var.trans_b);
+            EXPECT(mf_variant_changes_arithmetic(vn) == (var.neg_a || var.neg_b || var.no_c), "%s [%s]: changes arithmetic",
+                   in->name, vn);
+            mf_instr mr;
+            EXPECT(!mf_variant_model_row(in, vn, &mr) && mr.neg_a == var.neg_a && mr.neg_b == var.neg_b &&
+                       mr.no_c == var.no_c && mr.no_c_neg_zero == 0,
+                   "%s [%s]: model row flags", in->name, vn);
+            rows_checked++;
+        }
+    }
+    {
+        mf_variant bad;
+        const mf_instr *fr = mf_instr_find("hopper/wgmma.m64n8k16.f32.f16.f16");
+        EXPECT(fr && mf_variant_parse(fr, "neg_c", &bad) != 0, "unknown form variant accepted");
+        EXPECT(fr && mf_variant_parse(mf_instr_find("hopper/mma.m16n8k32.s32.s8.s8.s32"), "no_c", &bad) != 0,
+               "mma.sync takes no variant");
     }
     EXPECT(rows_checked >= 40, "only %d wrapped (row, variant) pairs", rows_checked);
     check_smem(64, 32);
     check_smem(8, 32);
     check_smem(256, 32);
+    check_smem_mn(64, 16, 2);
+    check_smem_mn(8, 16, 2);
+    check_smem_mn(256, 16, 2);
     /* descriptor bits (DOMAIN 8): 0-13 start >> 4, 16-29 LBO >> 4, 32-45 SBO >> 4 */
     uint64_t d = mf_wgmma_desc(0x1230, 128, 256);
     EXPECT(d == ((uint64_t)0x123 | ((uint64_t)8 << 16) | ((uint64_t)16 << 32)), "descriptor 0x%llx",
@@ -191,6 +293,39 @@ int main(void)
     mf_variant_parse(r2, "n256,a_reg", &v);
     mf_ptx_text(r2, &v, buf, sizeof buf);
     EXPECT(!strcmp(buf, "wgmma.mma_async.sync.aligned.m64n256k32.f16.e4m3.e5m2"), "PTX text '%s'", buf);
+    /* integer and b1 rows: PTX text from the PTX ISA syntax (the b1 rows' k is
+     * K/32 words; the text keeps the PTX K), SASS as ptxas 13.0 writes it for
+     * sm_90a (cuobjdump --dump-sass of a test kernel per form) */
+    static const struct {
+        const char *row, *variant, *ptx, *sass;
+    } ints[] = {
+        {"hopper/mma.m16n8k32.satfinite.s32.s8.u8.s32", "", "mma.sync.aligned.m16n8k32.row.col.satfinite.s32.s8.u8.s32",
+         "IMMA.16832.S8.U8.SAT"},
+        {"hopper/mma.m8n8k16.s32.u8.s8.s32", "", "mma.sync.aligned.m8n8k16.row.col.s32.u8.s8.s32", "IMMA.8816.U8.S8"},
+        {"hopper/mma.m16n8k64.satfinite.s32.s4.u4.s32", "", "mma.sync.aligned.m16n8k64.row.col.satfinite.s32.s4.u4.s32",
+         "IMMA.16832.S8.U8"},
+        {"hopper/mma.m8n8k32.s32.u4.u4.s32", "", "mma.sync.aligned.m8n8k32.row.col.s32.u4.u4.s32", "IMMA.8816.U8.U8"},
+        {"hopper/mma.m16n8k256.s32.b1.b1.s32.xor.popc", "", "mma.sync.aligned.m16n8k256.row.col.s32.b1.b1.s32.xor.popc",
+         "BMMA.168256.AND.POPC"},
+        {"hopper/mma.m8n8k128.s32.b1.b1.s32.and.popc", "", "mma.sync.aligned.m8n8k128.row.col.s32.b1.b1.s32.and.popc",
+         "BMMA.88128.AND.POPC"},
+        {"hopper/wgmma.m64n8k32.s32.s8.u8.satfinite", "", "wgmma.mma_async.sync.aligned.m64n8k32.s32.s8.u8.satfinite",
+         "IGMMA.64x8x32.S8.U8.SAT"},
+        {"hopper/wgmma.m64n8k256.s32.b1.b1.and.popc", "n256", "wgmma.mma_async.sync.aligned.m64n256k256.s32.b1.b1.and.popc",
+         "BGMMA.64x256x256.AND.POPC"},
+    };
+    for (size_t q = 0; q < sizeof ints / sizeof ints[0]; q++) {
+        const mf_instr *ri = mf_instr_find(ints[q].row);
+        EXPECT(ri != NULL, "%s: no such row", ints[q].row);
+        if (!ri)
+            continue;
+        char sass[96];
+        EXPECT(!mf_variant_parse(ri, ints[q].variant, &v) && !mf_ptx_text(ri, &v, buf, sizeof buf) &&
+                   !strcmp(buf, ints[q].ptx),
+               "%s: PTX text '%s', expected '%s'", ints[q].row, buf, ints[q].ptx);
+        EXPECT(!mf_sass_expect(ri, &v, sass, sizeof sass) && !strcmp(sass, ints[q].sass), "%s: SASS '%s', expected '%s'",
+               ints[q].row, sass, ints[q].sass);
+    }
     EXPECT(mf_ptx_kind_of(mf_instr_find("volta/mma.m8n8k4.f32.f16.f16.f32"), NULL) == MF_PTX_NONE,
            "volta must stay model-only");
     printf("%d (row, variant) layouts checked, %d failures\n", rows_checked, failures);

@@ -148,6 +148,9 @@ input)
     grep -q "seed 16," s3.err || bad "-seed 0x10: not read as sixteen: $(head -1 s3.err)"
     expect 2 "-seed: '-1' is not a seed" "$EXE" run --device model:ampere -seed -1 -runs 0
     expect 2 "-seed: '1x' is not a seed" "$EXE" record --device model:ampere --instr "$INSTR" --out x.vec -seed 1x
+    # a wgmma operand form changes the arithmetic: its outputs are not the row's, record refuses it
+    expect 2 "--variant no_c changes the arithmetic" "$EXE" record --device model:hopper \
+        --instr hopper/wgmma.m64n8k16.f32.f16.f16 --variant no_c --out x.vec
     # the printed seed is one -seed takes back (the largest one)
     "$EXE" run --instr "$INSTR" --device model:ampere -seed 18446744073709551615 -runs 0 --out s4 >/dev/null 2>s4.err
     s=$(sed -n 's/.*seed \([0-9]*\),.*/\1/p' s4.err | head -1)

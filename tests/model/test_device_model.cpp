@@ -11,6 +11,10 @@
  *            of the instruction table, on cases from the generator library
  *            (default mix: every generator but mutation); and
  *            mfd::mf_output_equal against ::mf_output_equal;
+ *   forms    the same on modified copies of every row that set wgmma's
+ *            operand forms (neg_a, neg_b, no_c, no_c with no_c_neg_zero),
+ *            -forms N cases each (default 500): the paths of eval.c and
+ *            family_tfdpa.c / family_int.c that no table row takes;
  *   gen      mfd::gen_tile against ::gen_tile: every generator alone
  *            (mutation with a small pool of saved cases) on every row, the
  *            generator returned and every byte of A, B, C, SA, SB.
@@ -23,7 +27,8 @@
  * architecture per family (hopper where it has the family, else the first
  * architecture in table order that has it), -rest N
  * (default 2000) for the other rows; -all gives every row -cases.
- * Tiles per generator and row: -tiles N (default 16).  -seed S.
+ * Cases per form and row: -forms N (default 500).  Tiles per generator and
+ * row: -tiles N (default 16).  -seed S.
  */
 #include "model_device.cuh"
 
@@ -229,7 +234,7 @@ static long check_gen_row(const ::mf_instr *in, int tiles, uint64_t seed)
 
 int main(int argc, char **argv)
 {
-    long cases = 100000, rest = 2000;
+    long cases = 100000, rest = 2000, forms = 500;
     int tiles = 16, all = 0;
     uint64_t seed = 1;
     for (int i = 1; i < argc; i++) {
@@ -239,12 +244,14 @@ int main(int argc, char **argv)
             cases = atol(argv[++i]);
         else if (i + 1 < argc && !strcmp(argv[i], "-rest"))
             rest = atol(argv[++i]);
+        else if (i + 1 < argc && !strcmp(argv[i], "-forms"))
+            forms = atol(argv[++i]);
         else if (i + 1 < argc && !strcmp(argv[i], "-tiles"))
             tiles = atoi(argv[++i]);
         else if (i + 1 < argc && !strcmp(argv[i], "-seed"))
             seed = strtoull(argv[++i], NULL, 0);
         else {
-            fprintf(stderr, "usage: %s [-cases N] [-rest N] [-all] [-tiles N] [-seed S]\n", argv[0]);
+            fprintf(stderr, "usage: %s [-cases N] [-rest N] [-forms N] [-all] [-tiles N] [-seed S]\n", argv[0]);
             return 2;
         }
     }
@@ -282,6 +289,34 @@ int main(int argc, char **argv)
     for (int f = 0; f < MF_FAMILY_COUNT; f++)
         printf("  %-12s %9ld cases (full rows: %s), %.2f s\n", mf_family_name((mf_family)f), per_family[f],
                full_arch[f] >= 0 ? mf_arch_name((mf_arch)full_arch[f]) : "-", family_s[f]);
+
+    /* wgmma's operand forms: copies of every row, no table row sets them */
+    long n_forms = 0;
+    for (size_t r = 0; r < mf_instr_count; r++)
+        for (int f = 0; f < 4; f++) {
+            ::mf_instr form = mf_instr_table[r];
+            form.neg_a = f == 0;
+            form.neg_b = f == 1;
+            form.no_c = f >= 2;
+            form.no_c_neg_zero = f == 3;
+            n_forms += check_eval_row(&form, forms, seed * 7 + r * 4 + f);
+            /* a case the generators rarely make: every product -0 (a = -0,
+             * b = +0), c = +0, where no_c_neg_zero decides the sign */
+            ::mf_case cs;
+            memset(&cs, 0, sizeof cs);
+            for (int kk = 0; kk < form.k; kk++)
+                cs.a[kk] = UINT64_C(1) << (mf_format_get(form.fa)->bits - 1);
+            mfd::mf_case dcs;
+            memcpy(&dcs, &cs, sizeof dcs);
+            const mfd::mf_instr dform = to_dev(&form);
+            const uint64_t h = ::mf_eval_trace(&form, &cs, NULL), d = mfd::mf_eval(&dform, &dcs);
+            if (h != d)
+                FAIL("%s form %d, products all -0: device 0x%" PRIx64 ", host 0x%" PRIx64, form.name, f, d, h);
+            n_forms++;
+        }
+    const double t2 = now();
+    printf("forms: %ld cases (neg_a, neg_b, no_c, no_c with no_c_neg_zero on every row), %.1f s\n", n_forms, t2 - t1);
+    t1 = t2;
 
     long n_gen = 0;
     for (size_t r = 0; r < mf_instr_count; r++)

@@ -283,13 +283,14 @@ int main(int argc, char **argv)
         printf("  %-12s %9ld cases (full rows: %s), %.2f s\n", mf_family_name((mf_family)f), per_family[f],
                full_arch[f] >= 0 ? mf_arch_name((mf_arch)full_arch[f]) : "-", family_s[f]);
 
+    const int eval_failures = failures;
     long n_gen = 0;
     for (size_t r = 0; r < mf_instr_count; r++)
         n_gen += check_gen_row(&mf_instr_table[r], tiles, seed * 31 + r);
     printf("gen: %ld tiles (%d generators, %d tiles each per row), %.1f s\n", n_gen, (int)GEN_COUNT, tiles,
            now() - t1);
     if (failures) {
-        printf("%d failures\n", failures);
+        printf("%d failures (%d in decode and eval, %d in gen)\n", failures, eval_failures, failures - eval_failures);
         return 1;
     }
     printf("device-code model and generators equal the host library\n");

@@ -280,8 +280,9 @@ MF_HD uint64_t mf_eval_gst_fdpa(const mf_instr *in, const mf_case *cs, const mf_
  * (for K=32: k = 0,1,4,5,...,29, then k = 2,3,6,7,...,31), then adds c with
  * an ordinary IEEE addition in D's format.  K=16 is modelled the same way,
  * as two HMMA.1688 steps over the same split of k. */
+#ifndef MF_DEVICE_BUILD
 /* e4m3 or e5m2 (f) byte x to f16: exact (every value is an f16 value); NaN -> 0x7FFF. */
-MF_HD static uint16_t fp8_f16_of(mf_format f, uint32_t x)
+static uint16_t fp8_f16_of(mf_format f, uint32_t x)
 {
     mf_value v = mf_decode(f, x);
     int fr = mf_format_get(f)->frac_bits;
@@ -295,7 +296,6 @@ MF_HD static uint16_t fp8_f16_of(mf_format f, uint32_t x)
     return (uint16_t)h;
 }
 
-#ifndef MF_DEVICE_BUILD
 /* fp8_f16_of of every byte, e4m3 then e5m2: host only. */
 static uint16_t fp8_f16[2][256];
 
@@ -313,10 +313,30 @@ const uint16_t *mf_fp8_f16_table(mf_format f)
 }
 #endif
 
+/* fp8_f16_of from the bit fields, for device code (no table there, and
+ * mf_decode plus a rounding per operand costs too much there): the same bits
+ * for every byte (tests/model/test_device_model.cpp checks all 512). */
+MF_HD static inline uint16_t fp8_f16_fields(mf_format f, uint32_t x)
+{
+    const uint32_t s = (x & 0x80) << 8;
+    if (f == MF_FMT_E5M2)   /* e5m2 is the top byte of an f16; NaN: exponent all ones, fraction nonzero */
+        return (x & 0x7F) > 0x7C ? 0x7FFF : (uint16_t)(x << 8);
+    if ((x & 0x7F) == 0x7F)   /* e4m3: S.1111.111 is the NaN; no Inf */
+        return 0x7FFF;
+    const uint32_t e = (x >> 3) & 0xF, m = x & 7;
+    if (e)   /* normal: 1.m * 2^(e-7), f16 exponent field e - 7 + 15 */
+        return (uint16_t)(s | ((e + 8) << 10) | (m << 7));
+    if (!m)
+        return (uint16_t)s;
+    /* subnormal m * 2^-9 with its leading bit at p: 1.f * 2^(p-9), an f16 normal */
+    const int p = 63 - mf_clz64(m);
+    return (uint16_t)(s | ((uint32_t)(p + 6) << 10) | ((m << (10 - p)) & 0x3FF));
+}
+
 MF_HD uint16_t mf_fp8_f16(mf_format f, uint64_t x)
 {
 #ifdef MF_DEVICE_BUILD
-    return fp8_f16_of(f, (uint32_t)(x & 0xFF));
+    return fp8_f16_fields(f, (uint32_t)(x & 0xFF));
 #else
     return fp8_f16[f == MF_FMT_E5M2][x & 0xFF];
 #endif

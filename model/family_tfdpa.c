@@ -313,6 +313,7 @@ const uint16_t *mf_fp8_f16_table(mf_format f)
 }
 #endif
 
+#ifdef MF_DEVICE_BUILD
 /* fp8_f16_of from the bit fields, for device code (no table there, and
  * mf_decode plus a rounding per operand costs too much there): the same bits
  * for every byte (tests/model/test_device_model.cpp checks all 512). */
@@ -332,6 +333,7 @@ MF_HD static inline uint16_t fp8_f16_fields(mf_format f, uint32_t x)
     const int p = 63 - mf_clz64(m);
     return (uint16_t)(s | ((uint32_t)(p + 6) << 10) | ((m << (10 - p)) & 0x3FF));
 }
+#endif
 
 MF_HD uint16_t mf_fp8_f16(mf_format f, uint64_t x)
 {

@@ -533,7 +533,6 @@ int main(int argc, char **argv)
     cudaDeviceProp prop;
     CK(cudaGetDeviceProperties(&prop, device));
     printf("device %d: %s (sm_%d%d, %d SMs)\n", device, prop.name, prop.major, prop.minor, prop.multiProcessorCount);
-    CK(cudaDeviceSetLimit(cudaLimitStackSize, 16384));
     CK(mfd_device_init(0));
     return check ? run_check(check_tiles, seed) : run_bench(ncases, seed, all, only);
 }

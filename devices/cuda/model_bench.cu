@@ -16,7 +16,7 @@
  * --check: the GPU against the host library, exit 1 on any difference:
  *   gen   every generator alone (mutate with a pool of saved cases copied to
  *         the GPU) on --check-tiles tiles (default 10^6) of
- *         hopper/mma.m16n8k16.f32.f16.f16.f32 and 10^4 of every other
+ *         hopper/mma.m16n8k16.f32.f16.f16.f32 and 2000 of every other
  *         row: the generator used and every byte of A, B, C, SA, SB;
  *   eval  mf_eval on the GPU against ::mf_eval on the host, 2^14 generated
  *         cases of every row.
@@ -464,11 +464,11 @@ static int run_check(size_t check_tiles, uint64_t seed)
     long tiles = 0;
     for (size_t i = 0; i < mf_instr_count; i++) {
         const ::mf_instr *in = &mf_instr_table[i];
-        tiles += check_gen_row(in, in == main_row ? check_tiles : std::min(check_tiles, (size_t)10000), seed + i);
+        tiles += check_gen_row(in, in == main_row ? check_tiles : std::min(check_tiles, (size_t)2000), seed + i);
     }
     printf("gen: %ld tiles, every generator (mutate with a pool of 16 cases on the GPU), %s at %zu tiles per "
            "generator, the other rows at %zu: %.1f s\n",
-           tiles, main_row ? main_row->name : "-", check_tiles, std::min(check_tiles, (size_t)10000), now() - t0);
+           tiles, main_row ? main_row->name : "-", check_tiles, std::min(check_tiles, (size_t)2000), now() - t0);
     const int gen_failures = failures;
     t0 = now();
     long cases = 0;

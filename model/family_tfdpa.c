@@ -344,6 +344,35 @@ MF_HD uint16_t mf_fp8_f16(mf_format f, uint64_t x)
 #endif
 }
 
+#ifdef MF_DEVICE_BUILD
+/* Device code: the two passes of mf_eval_f16_emu for a constant K, each
+ * through chunk_core (family_tfdpa_fast.c, which model_device.cuh includes
+ * before this file) with constant formats and length when the fast path
+ * applies, else t_fdpa_chunk: what t_fdpa_chunk gives, with the f16 operands
+ * in registers instead of local memory (no indirect call). */
+MF_HD static inline __attribute__((always_inline)) uint64_t f16_emu_passes(const mf_instr *h, const mf_case *cs,
+                                                                           mf_format fa, mf_format fb, const int K)
+{
+    const int half = K / 2;
+    uint64_t a16[MF_KMAX], b16[MF_KMAX];
+    for (int k = 0; k < K; k++) {
+        const int pos = mf_f16_emu_pos(k, half);
+        a16[pos] = mf_fp8_f16(fa, cs->a[k]);
+        b16[pos] = mf_fp8_f16(fb, cs->b[k]);
+    }
+    uint64_t acc = mf_pack_zero(h->fd, 0), d;
+    const int fast = fast_ok(h, h->fd);   /* mf_t_fdpa_chunk_fast's condition */
+    for (int pass = 0; pass < 2; pass++) {
+        if (fast && chunk_core(h, MF_FMT_F16, MF_FMT_F16, h->fd, acc, a16 + pass * half, b16 + pass * half, half, 0,
+                               &d) == 0)
+            acc = d;
+        else
+            acc = t_fdpa_chunk(h, h->fd, acc, a16 + pass * half, b16 + pass * half, half, 0, 0, NULL);
+    }
+    return acc;
+}
+#endif
+
 MF_HD uint64_t mf_eval_f16_emu(const mf_instr *in, const mf_case *cs, const mf_trace *tr)
 {
     mf_instr h = *in;               /* the HMMA.16816 step: f16 x f16 */
@@ -356,6 +385,13 @@ MF_HD uint64_t mf_eval_f16_emu(const mf_instr *in, const mf_case *cs, const mf_t
      * f16 register unpacks two adjacent fp8 bytes (F2FP.F16.*.UNPACK_B of the
      * low half, then of .H1).  The inputs go straight to their pass
      * (mf_f16_emu_pos). */
+#ifdef MF_DEVICE_BUILD
+    if (in->k == 32 || in->k == 16) {   /* the table's K: constant in f16_emu_passes */
+        const uint64_t acc = in->k == 32 ? f16_emu_passes(&h, cs, in->fa, in->fb, 32)
+                                         : f16_emu_passes(&h, cs, in->fa, in->fb, 16);
+        return mf_ieee_add(in->fd, acc, cs->c);
+    }
+#endif
     const int half = in->k / 2;
     uint64_t a16[MF_KMAX], b16[MF_KMAX];
 #ifndef MF_DEVICE_BUILD

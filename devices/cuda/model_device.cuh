@@ -62,8 +62,8 @@
 namespace mfd {
 #include "../../model/format.c"
 #include "../../model/round.c"
+#include "../../model/family_tfdpa_fast.c"   /* before family_tfdpa.c: F16-emu calls its chunk_core */
 #include "../../model/family_tfdpa.c"
-#include "../../model/family_tfdpa_fast.c"
 #include "../../model/family_fma.c"
 #include "../../model/family_amd.c"
 #include "../../model/eval.c"

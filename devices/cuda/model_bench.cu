@@ -520,6 +520,10 @@ int main(int argc, char **argv)
             return 2;
         }
     }
+    if (ncases == 0 || check_tiles == 0) {
+        fprintf(stderr, "mmafuzz_model_bench: -n and --check-tiles expect a positive number\n");
+        return 2;
+    }
     int count = 0;
     const cudaError_t e = cudaGetDeviceCount(&count);
     if (e != cudaSuccess || count == 0) {

@@ -259,6 +259,10 @@ int main(int argc, char **argv)
             return 2;
         }
     }
+    if (cases <= 0 || rest <= 0 || tiles <= 0) {
+        fprintf(stderr, "%s: -cases, -rest and -tiles expect a positive number\n", argv[0]);
+        return 2;
+    }
     double t0 = now();
     check_decode();
 

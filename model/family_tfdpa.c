@@ -354,21 +354,20 @@ MF_HD static inline __attribute__((always_inline)) uint64_t f16_emu_passes(const
                                                                            mf_format fa, mf_format fb, const int K)
 {
     const int half = K / 2;
+    uint64_t a16[MF_KMAX], b16[MF_KMAX];
+    for (int k = 0; k < K; k++) {
+        const int pos = mf_f16_emu_pos(k, half);
+        a16[pos] = mf_fp8_f16(fa, cs->a[k]);
+        b16[pos] = mf_fp8_f16(fb, cs->b[k]);
+    }
     uint64_t acc = mf_pack_zero(h->fd, 0), d;
     const int fast = fast_ok(h, h->fd);   /* mf_t_fdpa_chunk_fast's condition */
     for (int pass = 0; pass < 2; pass++) {
-        /* one pass's operands at a time (fewer live registers) */
-        uint64_t a16[MF_KMAX / 2], b16[MF_KMAX / 2];
-        for (int k = 0; k < K; k++)
-            if (((k >> 1) & 1) == pass) {
-                const int pos = mf_f16_emu_pos(k, half) - pass * half;
-                a16[pos] = mf_fp8_f16(fa, cs->a[k]);
-                b16[pos] = mf_fp8_f16(fb, cs->b[k]);
-            }
-        if (fast && chunk_core(h, MF_FMT_F16, MF_FMT_F16, h->fd, acc, a16, b16, half, 0, &d) == 0)
+        if (fast && chunk_core(h, MF_FMT_F16, MF_FMT_F16, h->fd, acc, a16 + pass * half, b16 + pass * half, half, 0,
+                               &d) == 0)
             acc = d;
         else
-            acc = t_fdpa_chunk(h, h->fd, acc, a16, b16, half, 0, 0, NULL);
+            acc = t_fdpa_chunk(h, h->fd, acc, a16 + pass * half, b16 + pass * half, half, 0, 0, NULL);
     }
     return acc;
 }

@@ -295,8 +295,9 @@ MF_HD uint64_t mf_eval_gst_fdpa(const mf_instr *in, const mf_case *cs, const mf_
  * (for K=32: k = 0,1,4,5,...,29, then k = 2,3,6,7,...,31), then adds c with
  * an ordinary IEEE addition in D's format.  K=16 is modelled the same way,
  * as two HMMA.1688 steps over the same split of k. */
+#ifndef MF_DEVICE_BUILD
 /* e4m3 or e5m2 (f) byte x to f16: exact (every value is an f16 value); NaN -> 0x7FFF. */
-MF_HD static uint16_t fp8_f16_of(mf_format f, uint32_t x)
+static uint16_t fp8_f16_of(mf_format f, uint32_t x)
 {
     mf_value v = mf_decode(f, x);
     int fr = mf_format_get(f)->frac_bits;
@@ -310,7 +311,6 @@ MF_HD static uint16_t fp8_f16_of(mf_format f, uint32_t x)
     return (uint16_t)h;
 }
 
-#ifndef MF_DEVICE_BUILD
 /* fp8_f16_of of every byte, e4m3 then e5m2: host only. */
 static uint16_t fp8_f16[2][256];
 
@@ -328,14 +328,65 @@ const uint16_t *mf_fp8_f16_table(mf_format f)
 }
 #endif
 
+#ifdef MF_DEVICE_BUILD
+/* fp8_f16_of from the bit fields, for device code (no table there, and
+ * mf_decode plus a rounding per operand costs too much there): the same bits
+ * for every byte (tests/model/test_device_model.cpp checks all 512). */
+MF_HD static inline uint16_t fp8_f16_fields(mf_format f, uint32_t x)
+{
+    const uint32_t s = (x & 0x80) << 8;
+    if (f == MF_FMT_E5M2)   /* e5m2 is the top byte of an f16; NaN: exponent all ones, fraction nonzero */
+        return (x & 0x7F) > 0x7C ? 0x7FFF : (uint16_t)(x << 8);
+    if ((x & 0x7F) == 0x7F)   /* e4m3: S.1111.111 is the NaN; no Inf */
+        return 0x7FFF;
+    const uint32_t e = (x >> 3) & 0xF, m = x & 7;
+    if (e)   /* normal: 1.m * 2^(e-7), f16 exponent field e - 7 + 15 */
+        return (uint16_t)(s | ((e + 8) << 10) | (m << 7));
+    if (!m)
+        return (uint16_t)s;
+    /* subnormal m * 2^-9 with its leading bit at p: 1.f * 2^(p-9), an f16 normal */
+    const int p = 63 - mf_clz64(m);
+    return (uint16_t)(s | ((uint32_t)(p + 6) << 10) | ((m << (10 - p)) & 0x3FF));
+}
+#endif
+
 MF_HD uint16_t mf_fp8_f16(mf_format f, uint64_t x)
 {
 #ifdef MF_DEVICE_BUILD
-    return fp8_f16_of(f, (uint32_t)(x & 0xFF));
+    return fp8_f16_fields(f, (uint32_t)(x & 0xFF));
 #else
     return fp8_f16[f == MF_FMT_E5M2][x & 0xFF];
 #endif
 }
+
+#ifdef MF_DEVICE_BUILD
+/* Device code: the two passes of mf_eval_f16_emu for a constant K, each
+ * through chunk_core (family_tfdpa_fast.c, which model_device.cuh includes
+ * before this file) with constant formats and length when the fast path
+ * applies, else t_fdpa_chunk: what t_fdpa_chunk gives, with the f16 operands
+ * in registers instead of local memory (no indirect call). */
+MF_HD static inline __attribute__((always_inline)) uint64_t f16_emu_passes(const mf_instr *h, const mf_case *cs,
+                                                                           mf_format fa, mf_format fb, const int K)
+{
+    const int half = K / 2;
+    uint64_t a16[MF_KMAX], b16[MF_KMAX];
+    for (int k = 0; k < K; k++) {
+        const int pos = mf_f16_emu_pos(k, half);
+        a16[pos] = mf_fp8_f16(fa, cs->a[k]);
+        b16[pos] = mf_fp8_f16(fb, cs->b[k]);
+    }
+    uint64_t acc = mf_pack_zero(h->fd, 0), d;
+    const int fast = fast_ok(h, h->fd);   /* mf_t_fdpa_chunk_fast's condition */
+    for (int pass = 0; pass < 2; pass++) {
+        if (fast && chunk_core(h, MF_FMT_F16, MF_FMT_F16, h->fd, acc, a16 + pass * half, b16 + pass * half, half, 0,
+                               &d) == 0)
+            acc = d;
+        else
+            acc = t_fdpa_chunk(h, h->fd, acc, a16 + pass * half, b16 + pass * half, half, 0, 0, NULL);
+    }
+    return acc;
+}
+#endif
 
 MF_HD uint64_t mf_eval_f16_emu(const mf_instr *in, const mf_case *cs, const mf_trace *tr)
 {
@@ -349,6 +400,13 @@ MF_HD uint64_t mf_eval_f16_emu(const mf_instr *in, const mf_case *cs, const mf_t
      * f16 register unpacks two adjacent fp8 bytes (F2FP.F16.*.UNPACK_B of the
      * low half, then of .H1).  The inputs go straight to their pass
      * (mf_f16_emu_pos). */
+#ifdef MF_DEVICE_BUILD
+    if (in->k == 32 || in->k == 16) {   /* the table's K: constant in f16_emu_passes */
+        const uint64_t acc = in->k == 32 ? f16_emu_passes(&h, cs, in->fa, in->fb, 32)
+                                         : f16_emu_passes(&h, cs, in->fa, in->fb, 16);
+        return mf_ieee_add(in->fd, acc, cs->c);
+    }
+#endif
     const int half = in->k / 2;
     uint64_t a16[MF_KMAX], b16[MF_KMAX];
 #ifndef MF_DEVICE_BUILD

@@ -16,6 +16,11 @@
  *     decoded from their fields (same results, tested);
  *   - no vector-extension fast paths (model/lanes.h, tile.c, eval_cases.c);
  *   - no tracing (MF_TRACE compiles to nothing), no I/O, no name lookups;
+ *   - T-FDPA/ST-FDPA rows reach their per-format chunk function through a
+ *     switch (no table of function pointers), and F16-emu (K = 16, 32) calls
+ *     the chunk code directly with constant lengths (no indirect call);
+ *     device code unrolls constant chunk lengths for same-format pairs only
+ *     (compile time);
  *   - the generators' format layouts and special-value lists
  *     (rv_layouts, rv_special_*) are __device__ tables filled by
  *     mfd::rv_init_tables(); under nvcc call mfd_device_init() (below) once
@@ -62,8 +67,8 @@
 namespace mfd {
 #include "../../model/format.c"
 #include "../../model/round.c"
+#include "../../model/family_tfdpa_fast.c"   /* before family_tfdpa.c: F16-emu calls its chunk_core */
 #include "../../model/family_tfdpa.c"
-#include "../../model/family_tfdpa_fast.c"
 #include "../../model/family_fma.c"
 #include "../../model/family_amd.c"
 #include "../../model/family_int.c"

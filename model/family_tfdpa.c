@@ -382,7 +382,7 @@ MF_HD static inline __attribute__((always_inline)) uint64_t f16_emu_passes(const
                                &d) == 0)
             acc = d;
         else
-            acc = t_fdpa_chunk(h, h->fd, acc, a16 + pass * half, b16 + pass * half, half, 0, 0, NULL);
+            acc = t_fdpa_chunk(h, h->fd, acc, a16 + pass * half, b16 + pass * half, half, 0, 0, 1, NULL);
     }
     return acc;
 }

@@ -111,8 +111,9 @@ MF_HD static uint64_t finish_fused(const fused_sum *fs, int F, mf_format fd, mf_
 
 /* One chunk of T-FDPA / ST-FDPA: products a[0..L-1]*b[0..L-1] (each adding
  * the scale exponents e_sab when block-scaled) plus c of format fc; without
- * c (with_c 0: wgmma's scale-d = 0, a hypothesis) c is no term at all, and an
- * exact zero sum is -0 only under in->no_c_neg_zero when every product is -0. */
+ * c (with_c 0: the refuted alternative of wgmma's scale-d = 0 that
+ * no_c_neg_zero selects) c is no term at all, and an exact zero sum is -0
+ * when every product is -0. */
 MF_HD static uint64_t t_fdpa_chunk(const mf_instr *in, mf_format fc, uint64_t c, const uint64_t *a,
                              const uint64_t *b, int L, int scale_nan, int e_sab, int with_c, const mf_trace *tr)
 {
@@ -171,7 +172,20 @@ MF_HD uint64_t mf_eval_t_fdpa(const mf_instr *in, const mf_case *cs, const mf_tr
         }
         if (in->L < in->k)
             MF_TRACE(tr, "chunk k = %d..%d, c = 0x%llx", k0, k0 + in->L - 1, (unsigned long long)c);
-        c = t_fdpa_chunk(in, fc, c, cs->a + k0, cs->b + k0, in->L, scale_nan, e_sab, !(in->no_c && k0 == 0), tr);
+        int with_c = 1;
+        if (in->no_c && k0 == 0) {
+            /* scale-d = 0 reads no c, and the sum is what +0 as c gives: an H100 agreed with that on 2*10^7
+             * cases of every dense floating-point wgmma row, and disagreed with "no term for c" (tf32 and bf16
+             * rows: a zero c still takes e_zero in e_max), README Findings.  no_c_neg_zero keeps the refuted
+             * alternative (the products alone, -0 from all -0 products) for test_gpu forms to count. */
+            if (in->no_c_neg_zero) {
+                with_c = 0;
+            } else {
+                c = 0;
+                MF_TRACE(tr, "no c (scale-d = 0): c = +0");
+            }
+        }
+        c = t_fdpa_chunk(in, fc, c, cs->a + k0, cs->b + k0, in->L, scale_nan, e_sab, with_c, tr);
         fc = in->fd;  /* later chunks accumulate into D's format */
     }
     return c;

@@ -264,11 +264,10 @@ typedef struct mf_instr {
      * row (layout.h's variants "neg_a", "neg_b", "neg_ab", "no_c"); 0 in the
      * table.  HYPOTHESES until measured on hardware (README). */
     uint8_t neg_a, neg_b;  /* imm-scale-a/b = -1: every a (b) negated (sign bit flipped) */
-    uint8_t no_c;          /* scale-d = 0: D = A*B, c not read (no term in the sum) */
-    uint8_t no_c_neg_zero; /* with no_c, the sign of an exact zero sum of products (a
-                              parameter, to be measured): 0: +0, as if +0 were added
-                              (the default); 1: -0 when every product is -0, as an
-                              IEEE sum of the products alone */
+    uint8_t no_c;          /* scale-d = 0: D = A*B, c not read; the sum is what c = +0 gives
+                              (measured on an H100, README Findings) */
+    uint8_t no_c_neg_zero; /* with no_c, the refuted alternative instead: no term for c, and
+                              -0 when every product is -0 (kept for test_gpu forms to count) */
 } mf_instr;
 
 /* The one instruction table, in architecture order. */

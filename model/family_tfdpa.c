@@ -174,7 +174,7 @@ MF_HD uint64_t mf_eval_t_fdpa(const mf_instr *in, const mf_case *cs, const mf_tr
             MF_TRACE(tr, "chunk k = %d..%d, c = 0x%llx", k0, k0 + in->L - 1, (unsigned long long)c);
         int with_c = 1;
         if (in->no_c && k0 == 0) {
-            /* scale-d = 0 reads no c, and the sum is what +0 as c gives: an H100 agreed with that on 2*10^7
+            /* scale-d = 0 reads no c, and the sum is what +0 as c gives: an H100 agreed with that on 10^7
              * cases of every dense floating-point wgmma row, and disagreed with "no term for c" (tf32 and bf16
              * rows: a zero c still takes e_zero in e_max), README Findings.  no_c_neg_zero keeps the refuted
              * alternative (the products alone, -0 from all -0 products) for test_gpu forms to count. */

@@ -283,6 +283,32 @@ static void free_batch(batch *b, mf_device *dev)
     free(b->capdump);
 }
 
+/* The instruction's minimizer on the device, set up on first use.
+ * @return 0, or -1 with the message printed. */
+static int minimizer_ready(run_instr *r, mf_device *dev)
+{
+    if (r->z_ready)
+        return 0;
+    if (mz_dev_init(&r->z, dev, r->in, r->model)) {
+        fprintf(stderr, "mmafuzz run: %s\n", r->z.err);
+        return -1;
+    }
+    r->z_ready = 1;
+    r->z.stop = &g_stop;
+    return 0;
+}
+
+/* Count one handled disagreement: t_handle seconds of re-runs, minimization and filing. */
+static void count_handled(rs_instr *ps, double t_handle, const mm_outcome *out)
+{
+    ps->minimized++;
+    ps->min_seconds += t_handle;
+    if (t_handle > ps->min_max_seconds)
+        ps->min_max_seconds = t_handle;
+    if (out->kind != MZ_REPEATS)
+        ps->nondet++;
+}
+
 /* Handle the recorded mismatches of an evaluated batch: the first of each
  * signature class first, then the rest in index order, up to o->minimize,
  * each only while its bucket (buckets.h, computed on the case as generated)
@@ -362,15 +388,8 @@ static run_err handle_mismatches(const run_opts *o, run_instr *ri, batch *b, sto
         free(bk);
         return RUN_ERR_NOMEM;
     }
-    if (!r->z_ready) {
-        if (mz_dev_init(&r->z, dev, b->in, r->model)) {
-            fprintf(stderr, "mmafuzz run: %s\n", r->z.err);
-            rc = RUN_ERR_DEVICE;
-        } else {
-            r->z_ready = 1;
-            r->z.stop = &g_stop;
-        }
-    }
+    if (minimizer_ready(r, dev))
+        rc = RUN_ERR_DEVICE;
     for (size_t q = 0; q < n && rc == RUN_OK; q++) {
         if (!chosen[q])
             continue;
@@ -395,15 +414,8 @@ static run_err handle_mismatches(const run_opts *o, run_instr *ri, batch *b, sto
                 ps->dev_errors++;
             continue;
         }
-        /* the time to handle it: re-runs, minimization and the file */
-        t_handle = rs_now() - t_handle;
-        ps->minimized++;
-        ps->min_seconds += t_handle;
-        if (t_handle > ps->min_max_seconds)
-            ps->min_max_seconds = t_handle;
-        if (out.kind != MZ_REPEATS)
-            ps->nondet++;
-        else
+        count_handled(ps, rs_now() - t_handle, &out);
+        if (out.kind == MZ_REPEATS)
             adds[nadd++] = out.res.cs;
         adds[nadd++] = orig;
         st_entry *e = st_find(st, out.hex);
@@ -461,14 +473,8 @@ static run_err handle_campaign(const run_opts *o, run_instr *ri, batch *b, const
                 return RUN_OK;
             }
             tried[rc->cls] = 1;
-            if (!r->z_ready) {
-                if (mz_dev_init(&r->z, dev, b->in, r->model)) {
-                    fprintf(stderr, "mmafuzz run: %s\n", r->z.err);
-                    return RUN_ERR_DEVICE;
-                }
-                r->z_ready = 1;
-                r->z.stop = &g_stop;
-            }
+            if (minimizer_ready(r, dev))
+                return RUN_ERR_DEVICE;
             mf_case orig;
             gen_kind gk = batch_case(b, rc->tile, rc->i, rc->j, &orig);
             mm_origin origin = {o->device, o->seed, (long long)(rc->tile * (unsigned long long)(b->m * b->n)) +
@@ -490,13 +496,7 @@ static run_err handle_campaign(const run_opts *o, run_instr *ri, batch *b, const
                 continue;
             }
             fs_fault("finding.filed", 1);  /* a kill test's window: filed, not yet counted by the state */
-            t_handle = rs_now() - t_handle;
-            ps->minimized++;
-            ps->min_seconds += t_handle;
-            if (t_handle > ps->min_max_seconds)
-                ps->min_max_seconds = t_handle;
-            if (out.kind != MZ_REPEATS)
-                ps->nondet++;
+            count_handled(ps, rs_now() - t_handle, &out);
             if (!cs->cls_hex[rc->cls][0] && !newhex[rc->cls][0])
                 snprintf(newhex[rc->cls], 33, "%s", out.hex);
             if (out.is_new)

@@ -279,8 +279,13 @@ static int state_parse(char *buf, const char *path, cp_state *st, char *err, siz
         char name[160], cls[40], hex[40];
         long long a, b;
         unsigned long long done;
-        if (sscanf(line, "version %d", &v) == 1 && v == CP_STATE_VERSION)
-            continue;
+        if (sscanf(line, "version %d", &v) == 1) {
+            if (v == CP_STATE_VERSION)
+                continue;
+            snprintf(err, errlen, "%s:%d: expected version %d, got %d (a state of an older mmafuzz keeps no bucket "
+                                  "counts: run the campaign again in a fresh folder)", path, lineno, CP_STATE_VERSION, v);
+            return -1;
+        }
         if (sscanf(line, "campaign %16s", st->id) == 1) {
             have |= 1;
             continue;
@@ -306,8 +311,20 @@ static int state_parse(char *buf, const char *path, cp_state *st, char *err, siz
             snprintf(st->in[st->ninstr - 1].cls_hex[c], 33, "%.32s", strcmp(hex, "-") ? hex : "");
             continue;
         }
+        int wpos = 0;
+        char bid[40];
+        if (sscanf(line, "bucket %159s %39s %lld %n", name, bid, &a, &wpos) == 3 && wpos > 0 && st->ninstr &&
+            !strcmp(name, st->in[st->ninstr - 1].name) && strlen(bid) == 16 && strspn(bid, "0123456789abcdef") == 16 &&
+            a >= 0 && cp_state_bucket_find(st, st->ninstr - 1, bid) < 0) {
+            if (cp_state_bucket_add(st, st->ninstr - 1, bid, a, line + wpos)) {
+                snprintf(err, errlen, "%s:%d: out of memory", path, lineno);
+                return -1;
+            }
+            continue;
+        }
         snprintf(err, errlen, "%s:%d: expected version %d, campaign ID, shard I N, 'instr NAME DONE CASES "
-                              "MISMATCHES' or 'class NAME CLASS COUNT HASH' (after its instr line)",
+                              "MISMATCHES', 'class NAME CLASS COUNT HASH' or 'bucket NAME ID COUNT WORDS' (after its "
+                              "instr line, each bucket once)",
                  path, lineno, CP_STATE_VERSION);
         return -1;
     }
@@ -345,41 +362,104 @@ int cp_state_read(const char *shard_dir, const cp_def *d, int i, int n, cp_state
             snprintf(st->in[q].name, sizeof st->in[q].name, "%s", d->instr[q].name);
         return 1;
     }
-    cp_state tmp;
-    if ((rc = cp_state_read_file(path, &tmp, err, errlen)))
-        return rc;
-    if (strcmp(tmp.id, d->id) || tmp.shard != i || tmp.nshards != n) {
-        snprintf(err, errlen, "%s: the state of campaign %s shard %d/%d, not of campaign %s shard %d/%d", path, tmp.id,
-                 tmp.shard, tmp.nshards, d->id, i, n);
+    cp_state *tmp = malloc(sizeof *tmp);
+    if (!tmp) {
+        snprintf(err, errlen, "%s: out of memory", path);
         return -1;
     }
-    /* in the definition's order */
+    if ((rc = cp_state_read_file(path, tmp, err, errlen))) {
+        cp_state_free(tmp);
+        free(tmp);
+        return rc;
+    }
+    if (strcmp(tmp->id, d->id) || tmp->shard != i || tmp->nshards != n) {
+        snprintf(err, errlen, "%s: the state of campaign %s shard %d/%d, not of campaign %s shard %d/%d", path, tmp->id,
+                 tmp->shard, tmp->nshards, d->id, i, n);
+        cp_state_free(tmp);
+        free(tmp);
+        return -1;
+    }
+    /* in the definition's order (the bucket lines follow their instruction) */
     memset(st, 0, sizeof *st);
-    *st = tmp;
+    snprintf(st->id, sizeof st->id, "%s", tmp->id);
+    st->shard = tmp->shard;
+    st->nshards = tmp->nshards;
     st->ninstr = d->ninstr;
-    for (int q = 0; q < d->ninstr; q++) {
+    rc = 0;
+    for (int q = 0; q < d->ninstr && !rc; q++) {
         int found = -1;
-        for (int r = 0; r < tmp.ninstr; r++)
-            if (!strcmp(tmp.in[r].name, d->instr[q].name))
+        for (int r = 0; r < tmp->ninstr; r++)
+            if (!strcmp(tmp->in[r].name, d->instr[q].name))
                 found = r;
         if (found < 0) {
             memset(&st->in[q], 0, sizeof st->in[q]);
             snprintf(st->in[q].name, sizeof st->in[q].name, "%s", d->instr[q].name);
         } else {
-            st->in[q] = tmp.in[found];
+            st->in[q] = tmp->in[found];
+            for (size_t b = 0; b < tmp->nbk && !rc; b++)
+                if (tmp->bk[b].instr == found && cp_state_bucket_add(st, q, tmp->bk[b].id, tmp->bk[b].count,
+                                                                     tmp->bk[b].words)) {
+                    snprintf(err, errlen, "%s: out of memory", path);
+                    rc = -1;
+                }
         }
+        if (rc)
+            break;
         if (st->in[q].done > cp_shard_tiles(d->instr[q].tiles, i, n)) {
             snprintf(err, errlen, "%s: %s: %llu tiles done, more than the shard's %llu", path, st->in[q].name,
                      st->in[q].done, cp_shard_tiles(d->instr[q].tiles, i, n));
-            return -1;
+            rc = -1;
         }
     }
+    cp_state_free(tmp);
+    free(tmp);
+    return rc;
+}
+
+long cp_state_bucket_find(const cp_state *st, int q, const char *id)
+{
+    for (size_t b = 0; b < st->nbk; b++)
+        if (st->bk[b].instr == q && !strcmp(st->bk[b].id, id))
+            return (long)b;
+    return -1;
+}
+
+int cp_state_bucket_add(cp_state *st, int q, const char *id, long long n, const char *words)
+{
+    long b = cp_state_bucket_find(st, q, id);
+    if (b >= 0) {
+        st->bk[b].count += n;
+        return 0;
+    }
+    if (st->nbk == st->capbk) {
+        size_t cap = st->capbk ? 2 * st->capbk : 16;
+        cp_bucket *p = realloc(st->bk, cap * sizeof *p);
+        if (!p)
+            return -1;
+        st->bk = p;
+        st->capbk = cap;
+    }
+    cp_bucket *e = &st->bk[st->nbk++];
+    e->instr = q;
+    snprintf(e->id, sizeof e->id, "%s", id);
+    e->count = n;
+    snprintf(e->words, sizeof e->words, "%s", words ? words : "");
+    for (char *p = e->words; *p; p++)
+        if (*p == '\n' || *p == '\r')
+            *p = ' ';
     return 0;
+}
+
+void cp_state_free(cp_state *st)
+{
+    free(st->bk);
+    st->bk = NULL;
+    st->nbk = st->capbk = 0;
 }
 
 int cp_state_write(const char *shard_dir, const cp_state *st, char *err, size_t errlen)
 {
-    size_t cap = 1024 + (size_t)st->ninstr * (300 + CP_NCLASS * 260);
+    size_t cap = 1024 + (size_t)st->ninstr * (300 + CP_NCLASS * 260) + st->nbk * (sizeof(cp_bucket) + 200);
     char *buf = malloc(cap);
     if (!buf) {
         snprintf(err, errlen, "shard.state: out of memory");
@@ -387,8 +467,8 @@ int cp_state_write(const char *shard_dir, const cp_state *st, char *err, size_t 
     }
     size_t pos = 0;
 #define PUT(...) pos += (size_t)snprintf(buf + pos, cap - pos, __VA_ARGS__)
-    PUT("# mmafuzz shard state: tiles done, cases and disagreements, written together after the findings they "
-        "count\nversion %d\ncampaign %s\nshard %d %d\n", CP_STATE_VERSION, st->id, st->shard, st->nshards);
+    PUT("# mmafuzz shard state: tiles done, cases, disagreements per class and per bucket, written together after "
+        "the findings they count\nversion %d\ncampaign %s\nshard %d %d\n", CP_STATE_VERSION, st->id, st->shard, st->nshards);
     for (int q = 0; q < st->ninstr; q++) {
         const cp_istate *s = &st->in[q];
         PUT("instr %s %llu %lld %lld\n", s->name, s->done, s->cases, s->mismatches);
@@ -396,6 +476,9 @@ int cp_state_write(const char *shard_dir, const cp_state *st, char *err, size_t 
             if (s->cls[c] || s->cls_hex[c][0])
                 PUT("class %s %s %lld %s\n", s->name, cp_class_names[c], s->cls[c],
                     s->cls_hex[c][0] ? s->cls_hex[c] : "-");
+        for (size_t b = 0; b < st->nbk; b++)
+            if (st->bk[b].instr == q)
+                PUT("bucket %s %s %lld %s\n", s->name, st->bk[b].id, st->bk[b].count, st->bk[b].words);
     }
 #undef PUT
     char path[1100];

@@ -16,7 +16,9 @@
  *
  * shard.state holds together, per instruction: the shard's tiles done, the
  * cases run, the disagreements, and the disagreements per signature class
- * with the hash of one finding of the class ("-" while none is filed).  It
+ * with the hash of one finding of the class ("-" while none is filed), and
+ * the disagreements per bucket (harness/refine/buckets.h: every disagreement
+ * of the shard's cases is classified, so the counts are exact).  It
  * is written atomically (temporary file, fsync, rename, fsync of the
  * folder) after the findings it counts, so a resume counts every case
  * exactly once.
@@ -30,7 +32,7 @@
 #define CP_NCLASS 7      /* the signature classes, cp_class_names */
 #define CP_TILE_RECS 4   /* mismatches recorded per tile for filing: the first of each class, at most this many */
 #define CP_DEF_VERSION 1
-#define CP_STATE_VERSION 1
+#define CP_STATE_VERSION 2  /* 2: bucket lines (a version 1 state is refused: it has no bucket counts) */
 
 /* The signature classes of rv_signature (gen/gen_values.h), in a fixed order. */
 extern const char *const cp_class_names[CP_NCLASS];
@@ -96,16 +98,36 @@ typedef struct cp_istate {
     char cls_hex[CP_NCLASS][33];   /* one finding of the class ("" while none) */
 } cp_istate;
 
+/* A bucket's disagreements in a shard (state line "bucket NAME ID COUNT WORDS"). */
+typedef struct cp_bucket {
+    int instr;                     /* index into cp_state.in */
+    char id[17];                   /* the bucket id: 16 hex digits */
+    long long count;
+    char words[300];               /* its explanation in words */
+} cp_bucket;
+
 typedef struct cp_state {
     char id[17];
     int shard, nshards;
     int ninstr;
     cp_istate in[CP_MAX_INSTR];
+    cp_bucket *bk;                 /* malloc'd (cp_state_free), in order of first sighting */
+    size_t nbk, capbk;
 } cp_state;
+
+/* Add n disagreements to bucket `id` of instruction index q (words: its
+ * explanation, used when the state does not list it yet).  @return 0, or -1
+ * when out of memory. */
+int cp_state_bucket_add(cp_state *st, int q, const char *id, long long n, const char *words);
+/* @return the index of bucket `id` of instruction index q in st->bk, or -1. */
+long cp_state_bucket_find(const cp_state *st, int q, const char *id);
+/* Free st's bucket list (the state itself is the caller's). */
+void cp_state_free(cp_state *st);
 
 /* Read SHARD/shard.state.  @return 0, 1 when it does not exist (st set to
  * an empty state of d's instructions), -1 on a malformed file or another
- * campaign's (message in err). */
+ * campaign's (message in err).  st is overwritten (a bucket list it held is
+ * not freed: cp_state_free first); the caller frees the one read. */
 int cp_state_read(const char *shard_dir, const cp_def *d, int i, int n, cp_state *st, char *err, size_t errlen);
 /* Read a state file without a definition (merge, report).  Same returns,
  * except that a missing file is -1. */

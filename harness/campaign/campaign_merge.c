@@ -195,6 +195,8 @@ static int state_contains(const cp_state *a, const cp_state *b)
 static int merge_shard(const char *src, const char *dst_campaign, const char *id, cp_state *ss, cp_state *ds)
 {
     char err[1400], spath[1200], dpath[1200], dst[1200];
+    cp_state_free(ss);  /* the previous shard's bucket lists */
+    cp_state_free(ds);
     snprintf(spath, sizeof spath, "%s/shard.state", src);
     if (cp_state_read_file(spath, ss, err, sizeof err)) {
         fprintf(stderr, "mmafuzz merge: %s\n", err);
@@ -246,6 +248,7 @@ static int merge_shard(const char *src, const char *dst_campaign, const char *id
     }
     printf("shard %d/%d: %ld files copied from %s\n", ss->shard, ss->nshards, c.copied, src);
     close(lock);
+    cp_state_free(ds);
     return rc;
 }
 
@@ -260,7 +263,7 @@ int cmd_merge(int argc, char **argv)
     const char *dst = a.pos[0];
     char err[1400], path[1200], dpath[1200];
     cp_def *d = malloc(sizeof *d);
-    cp_state *ss = malloc(sizeof *ss), *ds = malloc(sizeof *ds);
+    cp_state *ss = calloc(1, sizeof *ss), *ds = calloc(1, sizeof *ds);
     int rc = d && ss && ds ? 0 : 2;
     /* DST's definition: its own, or the first source campaign's (copied) */
     snprintf(dpath, sizeof dpath, "%s/campaign.def", dst);
@@ -340,6 +343,10 @@ int cmd_merge(int argc, char **argv)
         }
     }
     free(d);
+    if (ss)
+        cp_state_free(ss);
+    if (ds)
+        cp_state_free(ds);
     free(ss);
     free(ds);
     cli_free(&a);

@@ -211,6 +211,8 @@ static int read_campaign(report *r, const char *dir)
         cp_state *st = malloc(sizeof *st);
         if (!st || cp_state_read_file(spath, st, err, sizeof err) || strcmp(st->id, r->def.id)) {
             fprintf(stderr, "mmafuzz report: %s\n", !st ? "out of memory" : err[0] ? err : "another campaign's shard");
+            if (st)
+                cp_state_free(st);
             free(st);
             rc = -1;
             break;
@@ -224,16 +226,19 @@ static int read_campaign(report *r, const char *dir)
                 dup = k;
         if (dup >= 0) {  /* the same shard twice (merged and not): its most advanced state */
             if (state_done(st) > state_done(r->sh[dup].st)) {
+                cp_state_free(r->sh[dup].st);
                 free(r->sh[dup].st);
                 r->sh[dup].st = st;
                 r->sh[dup].findings = findings;
             } else {
+                cp_state_free(st);
                 free(st);
             }
             continue;
         }
         rp_shard *ns = realloc(r->sh, (size_t)(r->nsh + 1) * sizeof *ns);
         if (!ns) {
+            cp_state_free(st);
             free(st);
             rc = -1;
             break;
@@ -672,8 +677,10 @@ int cmd_report(int argc, char **argv)
             rc = 2;
     }
     if (r) {
-        for (int k = 0; k < r->nsh; k++)
+        for (int k = 0; k < r->nsh; k++) {
+            cp_state_free(r->sh[k].st);
             free(r->sh[k].st);
+        }
         for (int i = 0; i < r->nruns; i++) {
             free(r->runs[i].t);
             free(r->runs[i].c);

@@ -26,7 +26,7 @@
 #include <unistd.h>
 
 #define CHUNKS 1024         /* a batch is cut into this many chunks (fewer if it has fewer tiles) */
-#define REC_PER_CHUNK 64     /* mismatches recorded per chunk (all are counted) */
+#define TALLY_RECS 4        /* per bucket and chunk: its first disagreements, the plain run's candidates for filing */
 #define POOL_CAP 8192
 #define VIEW_CAP 4096
 
@@ -36,7 +36,26 @@ typedef struct rec {
     int i, j;
     uint64_t dev, model;
     int cls;                  /* --campaign: its signature class */
+    uint64_t bk;              /* its bucket id (rf_classify) */
 } rec;
+
+/* The disagreements of one chunk by bucket (buckets.h): every disagreement
+ * is classified, so the counts are exact; entries in order of first
+ * sighting, found through an open-addressing table of their indices. */
+typedef struct tally_e {
+    uint64_t id;
+    long long n;
+    int nrec;
+    rec r[TALLY_RECS];        /* its first disagreements in the chunk */
+} tally_e;
+
+typedef struct tally {
+    tally_e *e;
+    size_t n, cap;
+    int32_t *slot;            /* nslot (a power of two) entries: an index into e, or -1 */
+    size_t nslot;
+    int oom;                  /* a sighting was lost for want of memory: the run stops */
+} tally;
 
 typedef struct batch {
     int slot;                 /* index into the run's instruction list */
@@ -50,11 +69,11 @@ typedef struct batch {
     rec *trecs;               /* CP_TILE_RECS per tile: the first mismatch of each class in the tile */
     unsigned char *trec_n;    /* per tile */
     long long *ncls;          /* CP_NCLASS per chunk */
+    const rf_classifier *cls; /* the buckets of the instruction against its model row */
+    tally *tl;                /* per chunk */
     void *A, *B, *C, *SA, *SB, *D;
     unsigned char *gen;       /* generator of each tile */
     size_t nchunks;           /* chunk c: tiles [ntiles*c/nchunks, ntiles*(c+1)/nchunks) */
-    rec *recs;                /* REC_PER_CHUNK per chunk */
-    int *nrec;                /* per chunk */
     long long *nmis;          /* per chunk */
     double *chunk_s;          /* per chunk: seconds spent generating it plus evaluating it */
     unsigned char *want;      /* per worker: the model's output tile */
@@ -87,6 +106,74 @@ static void on_sigint(int sig)
     if (g_stop)
         _exit(130);  /* a second Ctrl-C: leave now */
     g_stop = 1;
+}
+
+/* ------------------------------------------------------------ tallies */
+
+static void tally_reset(tally *t)
+{
+    t->n = 0;
+    t->oom = 0;
+    if (t->slot)
+        memset(t->slot, 0xff, t->nslot * sizeof *t->slot);
+}
+
+static void tally_free(tally *t)
+{
+    free(t->e);
+    free(t->slot);
+    memset(t, 0, sizeof *t);
+}
+
+/* Count disagreement r in bucket id. */
+static void tally_add(tally *t, uint64_t id, const rec *r)
+{
+    if (2 * (t->n + 1) > t->nslot) {  /* grow the index (and rebuild it) */
+        size_t ns = t->nslot ? 2 * t->nslot : 16;
+        int32_t *sl = malloc(ns * sizeof *sl);
+        if (!sl) {
+            t->oom = 1;
+            return;
+        }
+        memset(sl, 0xff, ns * sizeof *sl);
+        for (size_t q = 0; q < t->n; q++) {
+            size_t h = (size_t)t->e[q].id & (ns - 1);
+            while (sl[h] >= 0)
+                h = (h + 1) & (ns - 1);
+            sl[h] = (int32_t)q;
+        }
+        free(t->slot);
+        t->slot = sl;
+        t->nslot = ns;
+    }
+    size_t h = (size_t)id & (t->nslot - 1);
+    while (t->slot[h] >= 0 && t->e[t->slot[h]].id != id)
+        h = (h + 1) & (t->nslot - 1);
+    tally_e *e;
+    if (t->slot[h] >= 0) {
+        e = &t->e[t->slot[h]];
+    } else {
+        if (t->n == t->cap) {
+            size_t cap = t->cap ? 2 * t->cap : 8;
+            tally_e *ne = realloc(t->e, cap * sizeof *ne);
+            if (!ne) {
+                t->oom = 1;
+                return;
+            }
+            t->e = ne;
+            t->cap = cap;
+        }
+        t->slot[h] = (int32_t)t->n;
+        e = &t->e[t->n++];
+        e->id = id;
+        e->n = 0;
+        e->nrec = 0;
+    }
+    e->n++;
+    if (e->nrec < TALLY_RECS) {
+        e->r[e->nrec] = *r;
+        e->r[e->nrec++].bk = id;
+    }
 }
 
 /* ------------------------------------------------------------ workers */
@@ -128,7 +215,7 @@ static void camp_record(batch *b, size_t c, size_t t, int i, int j, uint64_t d, 
         if (r[q].cls == cls)
             return;
     if (n < CP_TILE_RECS) {
-        r[n] = (rec){tile_of(b, t), i, j, d, mv, cls};
+        r[n] = (rec){tile_of(b, t), i, j, d, mv, cls, 0};
         b->trec_n[t] = (unsigned char)(n + 1);
     }
 }
@@ -144,7 +231,7 @@ static void dump_keep(batch *b, size_t c, unsigned long long tile, int i, int j,
         b->dumpv[c] = p;
         b->capdump[c] = cap;
     }
-    b->dumpv[c][b->ndump[c]++] = (rec){tile, i, j, d, mv, 0};
+    b->dumpv[c][b->ndump[c]++] = (rec){tile, i, j, d, mv, 0, 0};
 }
 
 /* Compare every output element of chunk c of batch b with the model
@@ -156,9 +243,9 @@ static void eval_chunk(batch *b, size_t c, unsigned char *want)
     const size_t S = in->n_scales, mn = (size_t)m * (size_t)n;
     const size_t ea = mf_abi_elem_bytes(in->fa), eb = mf_abi_elem_bytes(in->fb), ec = mf_abi_elem_bytes(in->fc),
                  ed = mf_abi_elem_bytes(in->fd), es = S ? mf_abi_elem_bytes(in->fs) : 1;
-    int nrec = 0;
     long long nmis = 0;
-    rec *recs = b->recs + c * REC_PER_CHUNK;
+    tally *tl = &b->tl[c];
+    tally_reset(tl);
     const unsigned char *A = b->A, *B = b->B, *C = b->C, *SA = b->SA, *SB = b->SB, *D = b->D;
     if (b->camp)
         memset(b->ncls + c * CP_NCLASS, 0, CP_NCLASS * sizeof *b->ncls);
@@ -174,17 +261,20 @@ static void eval_chunk(batch *b, size_t c, unsigned char *want)
         for (size_t o = 0; o < mn; o++) {
             uint64_t d = mf_elem_get(ed, dt, o), mv = mf_elem_get(ed, want, o);
             if (d != mv && !mf_output_equal(b->in, d, mv)) {
+                const int i = (int)(o / (size_t)n), j = (int)(o % (size_t)n);
                 nmis++;
                 if (b->dumpv)
-                    dump_keep(b, c, tile_of(b, t), (int)(o / (size_t)n), (int)(o % (size_t)n), d, mv);
+                    dump_keep(b, c, tile_of(b, t), i, j, d, mv);
                 if (b->camp)
-                    camp_record(b, c, t, (int)(o / (size_t)n), (int)(o % (size_t)n), d, mv);
-                else if (nrec < REC_PER_CHUNK)
-                    recs[nrec++] = (rec){b->first_tile + t, (int)(o / (size_t)n), (int)(o % (size_t)n), d, mv, 0};
+                    camp_record(b, c, t, i, j, d, mv);
+                /* its bucket, on the case as generated */
+                mf_case cs;
+                mf_tile_get_case(b->in, m, n, k, b->A, b->B, b->C, b->SA, b->SB, t, i, j, &cs);
+                rec r = {tile_of(b, t), i, j, d, mv, 0, 0};
+                tally_add(tl, rf_classify(b->cls, &cs, d, mv), &r);
             }
         }
     }
-    b->nrec[c] = nrec;
     b->nmis[c] = nmis;
 }
 
@@ -253,13 +343,12 @@ static int alloc_batch(batch *b, mf_device *dev, size_t bytes[6], size_t tiles, 
     for (int q = 0; q < 6; q++)
         ok &= (*arr[q] = mf_device_host_alloc(dev, bytes[q] + 8)) != NULL;
     b->gen = calloc(tiles + 1, 1);
-    b->recs = calloc((size_t)CHUNKS * REC_PER_CHUNK, sizeof *b->recs);
-    b->nrec = calloc(CHUNKS, sizeof *b->nrec);
+    b->tl = calloc(CHUNKS, sizeof *b->tl);
     b->nmis = calloc(CHUNKS, sizeof *b->nmis);
     b->chunk_s = calloc(CHUNKS, sizeof *b->chunk_s);
     b->want_bytes = (want_bytes + 63) / 64 * 64;
     b->want = calloc((size_t)nworkers, b->want_bytes);
-    return ok && b->gen && b->recs && b->nrec && b->nmis && b->chunk_s && b->want ? 0 : -1;
+    return ok && b->gen && b->tl && b->nmis && b->chunk_s && b->want ? 0 : -1;
 }
 
 static void free_batch(batch *b, mf_device *dev)
@@ -268,8 +357,9 @@ static void free_batch(batch *b, mf_device *dev)
     for (int q = 0; q < 6; q++)
         mf_device_host_free(dev, arr[q]);
     free(b->gen);
-    free(b->recs);
-    free(b->nrec);
+    for (size_t c = 0; b->tl && c < CHUNKS; c++)
+        tally_free(&b->tl[c]);
+    free(b->tl);
     free(b->nmis);
     free(b->chunk_s);
     free(b->want);
@@ -309,11 +399,31 @@ static void count_handled(rs_instr *ps, double t_handle, const mm_outcome *out)
         ps->nondet++;
 }
 
-/* Handle the recorded mismatches of an evaluated batch: the first of each
- * signature class first, then the rest in index order, up to o->minimize,
- * each only while its bucket (buckets.h, computed on the case as generated)
- * has fewer than o->per_bucket files from this process; the rest are
- * counted in OUT/buckets.tsv. */
+/* The description of the bucket of tally entry e (the case of its first
+ * disagreement classified again, with its words): for a bucket this process
+ * meets for the first time. */
+static void tally_describe(batch *b, const tally_e *e, rf_bucket *bk)
+{
+    mf_case cs;
+    batch_case(b, e->r[0].tile, e->r[0].i, e->r[0].j, &cs);
+    rf_classify_bucket(b->cls, &cs, e->r[0].dev, e->r[0].model, bk);
+}
+
+static int by_case(const void *x, const void *y)
+{
+    const rec *a = x, *b = y;
+    if (a->tile != b->tile)
+        return a->tile < b->tile ? -1 : 1;
+    if (a->i != b->i)
+        return a->i < b->i ? -1 : 1;
+    return (a->j > b->j) - (a->j < b->j);
+}
+
+/* Count the disagreements of an evaluated batch by bucket in OUT/buckets.tsv
+ * (every one of them: the counts are exact), then handle them: of the first
+ * disagreements of each bucket in each chunk, in case order, the first of
+ * each signature class first, then the rest, up to o->minimize, each only
+ * while its bucket has fewer than o->per_bucket files from this process. */
 static run_err handle_mismatches(const run_opts *o, run_instr *ri, batch *b, store *st, rf_buckets *bs, pool *pl,
                                  rs_stats *rs, mf_device *dev)
 {
@@ -323,38 +433,49 @@ static run_err handle_mismatches(const run_opts *o, run_instr *ri, batch *b, sto
     size_t nrec = 0;
     for (size_t c = 0; c < b->nchunks; c++) {
         total += b->nmis[c];
-        nrec += (size_t)b->nrec[c];
+        if (b->tl[c].oom)
+            return RUN_ERR_NOMEM;
+        for (size_t q = 0; q < b->tl[c].n; q++)
+            nrec += (size_t)b->tl[c].e[q].nrec;
     }
     ps->mismatches += total;
-    if (!total || !o->minimize)
+    if (!total)
         return RUN_OK;
-    rec *all = malloc(nrec * sizeof *all);
-    unsigned char *chosen = calloc(nrec, 1);
-    if (!all || !chosen) {
+    for (size_t c = 0; c < b->nchunks; c++)  /* buckets before any minimization */
+        for (size_t q = 0; q < b->tl[c].n; q++) {
+            const tally_e *e = &b->tl[c].e[q];
+            rf_bucket bk;
+            memset(&bk, 0, sizeof bk);
+            snprintf(bk.id, sizeof bk.id, "%016llx", (unsigned long long)e->id);
+            if (!rf_buckets_known(bs, bk.id))
+                tally_describe(b, e, &bk);
+            int is_new = 0;
+            if (rf_buckets_count(bs, b->in->name, &bk, e->n, &is_new))
+                return RUN_ERR_NOMEM;
+            if (is_new && o->verbose)
+                fprintf(stderr, "%sNEW bucket %s %s: %s\n", rs->tty ? "\n" : "", bk.id, b->in->name, bk.words);
+        }
+    rs->buckets_seen = rf_buckets_seen(bs);
+    rs->buckets_new = rf_buckets_new(bs);
+    if (!o->minimize)
+        return RUN_OK;
+    rec *all = malloc((nrec ? nrec : 1) * sizeof *all);
+    unsigned char *chosen = calloc(nrec ? nrec : 1, 1);
+    rf_bucket *bk = calloc(nrec ? nrec : 1, sizeof *bk);
+    if (!all || !chosen || !bk) {
         free(all);
         free(chosen);
+        free(bk);
         return RUN_ERR_NOMEM;
     }
     size_t n = 0;
     for (size_t c = 0; c < b->nchunks; c++)
-        for (int q = 0; q < b->nrec[c]; q++)
-            all[n++] = b->recs[c * REC_PER_CHUNK + (size_t)q];
-    rf_bucket *bk = calloc(n ? n : 1, sizeof *bk);
-    if (!bk) {
-        free(all);
-        free(chosen);
-        return RUN_ERR_NOMEM;
-    }
-    for (size_t q = 0; q < n; q++) {  /* buckets before any minimization */
-        mf_case cs;
-        int is_new = 0;
-        batch_case(b, all[q].tile, all[q].i, all[q].j, &cs);
-        rf_buckets_classify(bs, b->in, r->model, &cs, all[q].dev, &bk[q], &is_new);
-        if (is_new && o->verbose)
-            fprintf(stderr, "%sNEW bucket %s %s: %s\n", rs->tty ? "\n" : "", bk[q].id, b->in->name, bk[q].words);
-    }
-    rs->buckets_seen = rf_buckets_seen(bs);
-    rs->buckets_new = rf_buckets_new(bs);
+        for (size_t q = 0; q < b->tl[c].n; q++)
+            for (int x = 0; x < b->tl[c].e[q].nrec; x++)
+                all[n++] = b->tl[c].e[q].r[x];
+    qsort(all, n, sizeof *all, by_case);
+    for (size_t q = 0; q < n; q++)
+        snprintf(bk[q].id, sizeof bk[q].id, "%016llx", (unsigned long long)all[q].bk);
     long long budget = o->minimize;
     const char *seen[16];
     int nseen = 0;
@@ -714,7 +835,7 @@ typedef struct loop_ctx {
     run_instr *ri;
     int ni;
     store *st;
-    rf_buckets *bs;           /* NULL under --campaign */
+    rf_buckets *bs;           /* OUT/buckets.tsv; NULL under --campaign (the shard state keeps the counts) */
     pool *pl;
     rs_stats *rs;
     workers *wp;
@@ -805,6 +926,25 @@ static void account_batch(loop_ctx *L, batch *b, const rec *list, size_t nlist, 
                 memcpy(cs->cls_hex[k], newhex[k], sizeof cs->cls_hex[k]);
             }
         }
+        /* the disagreements by bucket, into the same state */
+        for (size_t c = 0; c < b->nchunks; c++) {
+            if (b->tl[c].oom) {
+                loop_fail(L, RUN_ERR_NOMEM);
+                return;
+            }
+            for (size_t q = 0; q < b->tl[c].n; q++) {
+                const tally_e *e = &b->tl[c].e[q];
+                rf_bucket bk;
+                memset(&bk, 0, sizeof bk);
+                snprintf(bk.id, sizeof bk.id, "%016llx", (unsigned long long)e->id);
+                if (cp_state_bucket_find(o->cstate, r->cp, bk.id) < 0)
+                    tally_describe(b, e, &bk);
+                if (cp_state_bucket_add(o->cstate, r->cp, bk.id, e->n, bk.words)) {
+                    loop_fail(L, RUN_ERR_NOMEM);
+                    return;
+                }
+            }
+        }
         ps->model_s += model_s;
         ps->cases += cases;
         ps->tiles += (long long)b->ntiles;
@@ -880,6 +1020,7 @@ static void batch_plan(loop_ctx *L, batch *b, run_instr *r, unsigned long long f
     b->tile_stride = o->campaign ? (unsigned long long)o->shard_n : 1;
     b->sparse = 0;
     b->cached = 0;
+    b->cls = r->cls;
     b->g = (gen_ctx){r->in, r->m, r->n, r->k, o->seed, o->mix, view, nview, b->A, b->B, b->C, b->SA, b->SB};
 }
 
@@ -916,8 +1057,6 @@ static void host_check_range(loop_ctx *L, batch *b, run_instr *r, unsigned long 
         lo += cnt;
     }
 }
-
-#define GPU_RECS 4096  /* --verify gpu, plain run: disagreements of a call recorded for buckets and filing */
 
 /* --verify gpu: tiles [first, first + nt) of r generated, run, evaluated and
  * compared on the device; the disagreements come back sorted by (tile, i, j)
@@ -971,9 +1110,15 @@ static void gpu_batch(loop_ctx *L, run_instr *r, unsigned long long first, size_
     gb->sparse = 1;
     gb->nchunks = 1;
     long long ncls[CP_NCLASS] = {0};
-    size_t nlist = 0, nrec = 0, tile_from = 0;
+    size_t nlist = 0, tile_from = 0;
+    tally_reset(&gb->tl[0]);
     for (size_t q = 0; q < res.nhits; q++) {
         const mf_verify_hit *h = &hits[q];
+        /* its bucket: the case generated again on the host (one tile at a time, the hits in tile order) */
+        mf_case cs;
+        batch_case(gb, h->tile, (int)h->i, (int)h->j, &cs);
+        rec rb = {h->tile, (int)h->i, (int)h->j, h->dev, h->model, 0, 0};
+        tally_add(&gb->tl[0], rf_classify(r->cls, &cs, h->dev, h->model), &rb);
         if (L->dump)
             dump_line(L, (int)(r - L->ri), h->tile, (int)h->i, (int)h->j, h->dev, h->model);
         if (o->campaign) {
@@ -987,12 +1132,9 @@ static void gpu_batch(loop_ctx *L, run_instr *r, unsigned long long first, size_
             for (size_t p = tile_from; p < nlist; p++)
                 known |= list[p].cls == cls;
             if (!known && nlist - tile_from < CP_TILE_RECS)
-                list[nlist++] = (rec){h->tile, (int)h->i, (int)h->j, h->dev, h->model, cls};
-        } else if (nrec < GPU_RECS) {
-            gb->recs[nrec++] = (rec){h->tile, (int)h->i, (int)h->j, h->dev, h->model, 0};
+                list[nlist++] = (rec){h->tile, (int)h->i, (int)h->j, h->dev, h->model, cls, 0};
         }
     }
-    gb->nrec[0] = (int)nrec;
     gb->nmis[0] = (long long)res.mismatches;
     account_batch(L, gb, list, nlist, ncls, (long long)res.mismatches, res.gpu_s);
 }
@@ -1170,6 +1312,8 @@ run_err run_loop(const run_opts *o, mf_device *dev, run_instr *ri, int ni, long 
     workers *wp = workers_new(o->jobs);
     batch bufs[3];
     int ok = wp != NULL;
+    for (int i = 0; i < ni; i++)  /* the buckets of each instruction, shared by the model threads */
+        ok &= (ri[i].cls = rf_classifier_new(ri[i].in, ri[i].model)) != NULL;
     for (int q = 0; q < 3; q++)
         ok &= alloc_batch(&bufs[q], dev, bytes, maxtiles, want_bytes, o->jobs, o->campaign != NULL) == 0;
     if (!ok) {
@@ -1355,6 +1499,10 @@ run_err run_loop(const run_opts *o, mf_device *dev, run_instr *ri, int ni, long 
             mz_dev_free(&ri[i].z);
     for (int q = 0; q < 3; q++)
         free_batch(&bufs[q], dev);
+    for (int i = 0; i < ni; i++) {
+        rf_classifier_free(ri[i].cls);
+        ri[i].cls = NULL;
+    }
     workers_free(wp);
     pool_free(&pl);
     free(view);

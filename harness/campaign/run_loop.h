@@ -29,6 +29,7 @@ typedef struct run_instr {
     int cp;                        /* --campaign: its index in the definition and the shard state */
     mz_dev z;
     int z_ready;
+    struct rf_classifier *cls;     /* its buckets (buckets.h), set up by run_loop */
 } run_instr;
 
 /* Choose the instructions of the campaign: those o's patterns select that

@@ -62,7 +62,7 @@ static int run_opts_campaign(run_opts *o)
         }
     o->campaign = CLI_V(a, run, campaign).s;
     o->def = malloc(sizeof *o->def);
-    o->cstate = malloc(sizeof *o->cstate);
+    o->cstate = calloc(1, sizeof *o->cstate);
     char err[1400];
     if (!o->def || !o->cstate) {
         fprintf(stderr, "mmafuzz run: out of memory\n");
@@ -214,6 +214,8 @@ int run_opts_parse(int argc, char **argv, run_opts *o)
 void run_opts_free(run_opts *o)
 {
     free(o->def);
+    if (o->cstate)
+        cp_state_free(o->cstate);
     free(o->cstate);
     cli_free(&o->args);
 }

@@ -30,7 +30,6 @@ struct rf_buckets {
     int per_bucket;
     bk_entry *e;
     size_t n, cap;
-    rf_catalogue *cats[1024];  /* per model row */
     long long seen, fresh, counted_only;
 };
 
@@ -114,33 +113,63 @@ void rf_buckets_close(rf_buckets *bs)
 {
     if (!bs)
         return;
-    for (size_t i = 0; i < 1024; i++)
-        free(bs->cats[i]);
     free(bs->e);
     free(bs);
 }
 
-void rf_buckets_classify(rf_buckets *bs, const mf_instr *in, const mf_instr *model, const mf_case *cs,
-                         uint64_t d_dev, rf_bucket *b, int *is_new)
+struct rf_classifier {
+    const mf_instr *in;
+    rf_catalogue cat;
+    uint64_t id[RF_MAX_VARIANTS];  /* the bucket id of a case explained first by variant i */
+};
+
+rf_classifier *rf_classifier_new(const mf_instr *in, const mf_instr *model)
 {
-    size_t row = (size_t)(model - mf_instr_table);
+    rf_classifier *c = malloc(sizeof *c);
+    if (!c)
+        return NULL;
+    c->in = in;
+    rf_catalogue_build(model, &c->cat);
+    for (int i = 0; i < c->cat.n; i++) {
+        rf_bucket b;
+        rf_bucket_by_first(in, &c->cat, i, NULL, 0, 0, &b);
+        c->id[i] = strtoull(b.id, NULL, 16);
+    }
+    return c;
+}
+
+void rf_classifier_free(rf_classifier *c) { free(c); }
+
+uint64_t rf_classify(const rf_classifier *c, const mf_case *cs, uint64_t d_dev, uint64_t d_model)
+{
+    int first = rf_explain_first(&c->cat, cs, d_dev, NULL);
+    if (first >= 0)
+        return c->id[first];
+    rf_bucket b;
+    rf_bucket_by_first(c->in, &c->cat, -1, cs, d_dev, d_model, &b);
+    return strtoull(b.id, NULL, 16);
+}
+
+void rf_classify_bucket(const rf_classifier *c, const mf_case *cs, uint64_t d_dev, uint64_t d_model, rf_bucket *b)
+{
+    rf_bucket_by_first(c->in, &c->cat, rf_explain_first(&c->cat, cs, d_dev, NULL), cs, d_dev, d_model, b);
+}
+
+int rf_buckets_known(const rf_buckets *bs, const char *id)
+{
+    bk_entry *e = find((rf_buckets *)bs, id);
+    return e && e->instr[0];
+}
+
+int rf_buckets_count(rf_buckets *bs, const char *instr, const rf_bucket *b, long long n, int *is_new)
+{
     if (is_new)
         *is_new = 0;
-    memset(b, 0, sizeof *b);
-    if (row >= 1024)
-        return;  /* not a table row: no bucket (b->id empty: always taken) */
-    if (!bs->cats[row]) {
-        bs->cats[row] = malloc(sizeof *bs->cats[row]);
-        if (!bs->cats[row])
-            return;
-        rf_catalogue_build(model, bs->cats[row]);
-    }
-    rf_bucket_id_of(in, bs->cats[row], cs, d_dev, mf_eval(model, cs), b, NULL);
     bk_entry *e = find(bs, b->id);
     if (!e && !(e = add(bs, b->id)))
-        return;
+        return -1;
     if (!e->instr[0]) {
-        snprintf(e->instr, sizeof e->instr, "%s", in->name);
+        snprintf(e->instr, sizeof e->instr, "%s", instr);
         const char *s = strchr(b->key, '|');
         snprintf(e->sig, sizeof e->sig, "%.*s", s ? (int)strcspn(s + 1, "|") : 0, s ? s + 1 : "");
         snprintf(e->words, sizeof e->words, "%s", b->words);
@@ -148,8 +177,8 @@ void rf_buckets_classify(rf_buckets *bs, const mf_instr *in, const mf_instr *mod
             if (*p == '\t' || *p == '\n')
                 *p = ' ';
     }
-    e->delta++;
-    bs->counted_only++;  /* until taken */
+    e->delta += n;
+    bs->counted_only += n;  /* until taken */
     if (!e->seen) {
         e->seen = 1;
         bs->seen++;
@@ -159,6 +188,7 @@ void rf_buckets_classify(rf_buckets *bs, const mf_instr *in, const mf_instr *mod
                 *is_new = 1;
         }
     }
+    return 0;
 }
 
 int rf_buckets_take(rf_buckets *bs, const rf_bucket *b)

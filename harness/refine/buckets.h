@@ -8,6 +8,11 @@
  * merged under a lock at each flush (counts add up across processes), and
  * written atomically.  A bucket is "new" when the store's buckets.tsv did not
  * list it when this process opened it.
+ *
+ * Sightings are exact: `run` classifies every disagreement it finds (in its
+ * model threads, rf_classify), so a bucket's count is the number of
+ * disagreeing cases of that bucket among the cases run, whatever the batch
+ * sizes, -jobs, sharding or resumes.
  */
 #ifndef MMAFUZZ_BUCKETS_H
 #define MMAFUZZ_BUCKETS_H
@@ -22,12 +27,30 @@ typedef struct rf_buckets rf_buckets;
 rf_buckets *rf_buckets_open(const char *root, int per_bucket, char *err, size_t errlen);
 void rf_buckets_close(rf_buckets *bs);
 
-/* Bucket a disagreeing case (instruction run `in`, model row `model`, device
- * output d_dev) and count one sighting.  *b receives the bucket, *is_new
- * (may be NULL) whether this is the bucket's first sighting in this process
- * and the store did not know it. */
-void rf_buckets_classify(rf_buckets *bs, const mf_instr *in, const mf_instr *model, const mf_case *cs,
-                         uint64_t d_dev, rf_bucket *b, int *is_new);
+/* The classifier of one instruction run against one model row: the row's
+ * variant catalogue and the id of each explained bucket, computed once.
+ * Read-only after rf_classifier_new, so threads share it. */
+typedef struct rf_classifier rf_classifier;
+/* @return NULL when out of memory. */
+rf_classifier *rf_classifier_new(const mf_instr *in, const mf_instr *model);
+void rf_classifier_free(rf_classifier *c);
+/* The bucket id (the number whose 16 hex digits rf_bucket.id holds) of a
+ * disagreeing case (device output d_dev, the model row's d_model): the
+ * variants are tried up to the first that reproduces d_dev; an explained
+ * case costs no string work.  Equal to rf_bucket_id_of's id.  Thread-safe. */
+uint64_t rf_classify(const rf_classifier *c, const mf_case *cs, uint64_t d_dev, uint64_t d_model);
+/* The whole bucket (id, key, words) of the same case. */
+void rf_classify_bucket(const rf_classifier *c, const mf_case *cs, uint64_t d_dev, uint64_t d_model, rf_bucket *b);
+
+/* @return 1 when this process holds the description of bucket `id` (seen by
+ * it, or listed in buckets.tsv): rf_buckets_count may then be given the id
+ * alone. */
+int rf_buckets_known(const rf_buckets *bs, const char *id);
+/* Count n sightings of bucket b of instruction `instr` (b->key and b->words
+ * are read when the bucket is not known yet).  *is_new (may be NULL): this
+ * is the bucket's first sighting in this process and the store did not know
+ * it.  @return 0, or -1 when out of memory. */
+int rf_buckets_count(rf_buckets *bs, const char *instr, const rf_bucket *b, long long n, int *is_new);
 
 /* Take a case of bucket b for minimizing and filing if fewer than per_bucket
  * were taken by this process.  @return 1 when taken. */
@@ -36,7 +59,7 @@ int rf_buckets_take(rf_buckets *bs, const rf_bucket *b);
 /* Buckets seen by this process, and of them new to the store. */
 long long rf_buckets_seen(const rf_buckets *bs);
 long long rf_buckets_new(const rf_buckets *bs);
-/* Disagreements classified but not taken (bucket full, or not offered). */
+/* Disagreements counted but not taken (bucket full, or not offered). */
 long long rf_buckets_counted_only(const rf_buckets *bs);
 
 /* Merge this process's counts into root/buckets.tsv.  @return 0 or -1. */

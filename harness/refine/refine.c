@@ -421,49 +421,71 @@ char *rf_signature_class(const mf_instr *in, char *buf, size_t len)
     return buf;
 }
 
-static void bucket_of(const mf_instr *in, const rf_catalogue *cat, const mf_case *cs, uint64_t d_dev,
-                      uint64_t d_model, rf_bucket *out, long long *evals, int full)
+int rf_explain_first(const rf_catalogue *cat, const mf_case *cs, uint64_t d_dev, long long *evals)
 {
-    rf_set s = {{0, 0}};
-    if (full) {
-        s = rf_explain(cat, cs, d_dev, evals);
-    } else {
-        /* the first reproducing variant is all the key needs: stop there */
-        int i = 0;
-        while (i < cat->n && !reproduces(cat, i, cs, d_dev))
-            i++;
-        if (evals)
-            *evals += i < cat->n ? i + 1 : cat->n;
-        if (i < cat->n)
-            s.w[i >> 6] |= UINT64_C(1) << (i & 63);
-    }
+    int i = 0;
+    while (i < cat->n && !reproduces(cat, i, cs, d_dev))
+        i++;
+    if (evals)
+        *evals += i < cat->n ? i + 1 : cat->n;
+    return i < cat->n ? i : -1;
+}
+
+/* The key's head: "INSTR|SIGCLASS|[model ROW]".  @return its length. */
+static int key_head(const mf_instr *in, const rf_catalogue *cat, char *key, size_t len)
+{
     char sig[64];
     rf_signature_class(in, sig, sizeof sig);
     /* the model row compared with, when it is not the instruction's own: the
      * explanation is a change of that row */
-    int n = snprintf(out->key, sizeof out->key, "%s|%s|%s%s", in->name, sig, cat->base != in ? "model " : "",
-                     cat->base != in ? cat->base->name : "");
-    out->explained = !rf_set_empty(&s);
+    return snprintf(key, len, "%s|%s|%s%s", in->name, sig, cat->base != in ? "model " : "",
+                    cat->base != in ? cat->base->name : "");
+}
+
+static void bucket_set_id(rf_bucket *out)
+{
+    snprintf(out->id, sizeof out->id, "%016llx", (unsigned long long)XXH3_64bits(out->key, strlen(out->key)));
+}
+
+void rf_bucket_by_first(const mf_instr *in, const rf_catalogue *cat, int first, const mf_case *cs, uint64_t d_dev,
+                        uint64_t d_model, rf_bucket *out)
+{
+    int n = key_head(in, cat, out->key, sizeof out->key);
+    out->explained = first >= 0;
     out->also[0] = 0;
-    if (out->explained) {
+    if (first >= 0) {
         /* keyed on the first explaining variant in catalogue order (the same qualifier's
          * rows on other architectures, then single parameters, then families), by its
          * description, so that the key does not depend on the catalogue's positions */
-        int first = 0;
-        while (!rf_set_has(&s, first))
-            first++;
         snprintf(out->key + n, sizeof out->key - (size_t)n, "|E:%s", cat->v[first].what);
         snprintf(out->words, sizeof out->words, "%s", cat->v[first].what);
-        s.w[first >> 6] &= ~(UINT64_C(1) << (first & 63));
-        if (!rf_set_empty(&s))
-            rf_explain_words(cat, &s, out->also, sizeof out->also);
     } else {
         char fp[200];
         rf_fingerprint(cat->base, cs, d_dev, d_model, fp, sizeof fp);
         snprintf(out->key + n, sizeof out->key - (size_t)n, "|U:%s", fp);
         snprintf(out->words, sizeof out->words, "unexplained (%s)", fp);
     }
-    snprintf(out->id, sizeof out->id, "%016llx", (unsigned long long)XXH3_64bits(out->key, strlen(out->key)));
+    bucket_set_id(out);
+}
+
+static void bucket_of(const mf_instr *in, const rf_catalogue *cat, const mf_case *cs, uint64_t d_dev,
+                      uint64_t d_model, rf_bucket *out, long long *evals, int full)
+{
+    if (!full) {
+        /* the first reproducing variant is all the key needs: stop there */
+        rf_bucket_by_first(in, cat, rf_explain_first(cat, cs, d_dev, evals), cs, d_dev, d_model, out);
+        return;
+    }
+    rf_set s = rf_explain(cat, cs, d_dev, evals);
+    int first = 0;
+    while (first < cat->n && !rf_set_has(&s, first))
+        first++;
+    rf_bucket_by_first(in, cat, first < cat->n ? first : -1, cs, d_dev, d_model, out);
+    if (first < cat->n) {
+        s.w[first >> 6] &= ~(UINT64_C(1) << (first & 63));
+        if (!rf_set_empty(&s))
+            rf_explain_words(cat, &s, out->also, sizeof out->also);
+    }
 }
 
 void rf_bucket_of(const mf_instr *in, const rf_catalogue *cat, const mf_case *cs, uint64_t d_dev,

@@ -141,6 +141,18 @@ void rf_bucket_of(const mf_instr *in, const rf_catalogue *cat, const mf_case *cs
 void rf_bucket_id_of(const mf_instr *in, const rf_catalogue *cat, const mf_case *cs, uint64_t d_dev,
                      uint64_t d_model, rf_bucket *out, long long *evals);
 
+/* The index of the first variant of cat, in its priority order, whose
+ * output equals d_dev, or -1: the canonical explanation.  Variants are
+ * tried in order up to that one (*evals, may be NULL, increased by the
+ * evaluations made).  Thread-safe (cat is only read). */
+int rf_explain_first(const rf_catalogue *cat, const mf_case *cs, uint64_t d_dev, long long *evals);
+/* The bucket (id, key, words; `also` left "") of a case whose canonical
+ * explanation is variant `first` of cat (rf_explain_first), or -1 for an
+ * unexplained case (keyed by its fingerprint, from cs, d_dev, d_model; for
+ * first >= 0 they are not read).  rf_bucket_id_of is the two together. */
+void rf_bucket_by_first(const mf_instr *in, const rf_catalogue *cat, int first, const mf_case *cs, uint64_t d_dev,
+                        uint64_t d_model, rf_bucket *out);
+
 /* --------------------------------------------------------------- helpers */
 
 /* The bits of the value (-1)^sign * sig * 2^exp in format f, if it is

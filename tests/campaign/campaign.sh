@@ -10,7 +10,9 @@
 # Equality of two campaign folders of one definition (the issue's), checked
 # from the shard states by awk here, independently of `mmafuzz report`:
 #  - the same cases per instruction, the same disagreements per
-#    (instruction, signature class);
+#    (instruction, signature class), the same buckets with the same
+#    disagreements per (instruction, bucket), and every disagreement in a
+#    bucket (the bucket counts of an instruction add up to its disagreements);
 #  - every (instruction, class) with a non-zero count names a finding, whose
 #    file exists, is whole and replays as still mismatching (`mmafuzz replay`);
 #  - no finding file in the folder fails to read (replay skips none).
@@ -74,6 +76,10 @@ equal() {
     local dis
     dis=$(awk '$1 == "instr" { s += $4 } END { print s + 0 }' got.sum)
     [ "$dis" -ge 100000 ] || bad "$2: only $dis disagreements, the positive control needs >= 1e5"
+    local unbucketed
+    unbucketed=$(awk '$1 == "instr" { m[$2] += $4 } $1 == "bucket" { m[$2] -= $4 }
+        END { for (i in m) if (m[i] != 0) print i, m[i] }' got.sum)
+    [ -z "$unbucketed" ] || bad "$2: bucket counts do not add up to the disagreements: $unbucketed"
     findings_ok "$2"
 }
 
@@ -126,6 +132,24 @@ shards)
     # merged = one process
     "$EXE" merge merged four >merge1.out 2>&1 || bad "merge failed: $(cat merge1.out)"
     equal ref merged
+    # the equality sees the buckets: one shard's bucket count off by one, or a
+    # bucket under another id, and the campaigns differ (the rest unchanged)
+    summary ref >ref.sum
+    for breakage in count id; do
+        rm -rf broken
+        cp -r merged broken
+        f=broken/shards/1-of-4/shard.state
+        if [ $breakage = count ]; then
+            awk '$1 == "bucket" && !done { $4 = $4 + 1; done = 1 } { print }' "$f" >"$f.tmp"
+        else
+            awk '$1 == "bucket" && !done { $3 = "0123456789abcdef"; done = 1 } { print }' "$f" >"$f.tmp"
+        fi
+        mv "$f.tmp" "$f"
+        cmp -s "$f" merged/shards/1-of-4/shard.state && bad "control: the $breakage breakage changed nothing"
+        summary broken >broken.sum
+        cmp -s ref.sum broken.sum && bad "a bucket $breakage broken in one shard was not seen by the equality"
+        diff ref.sum broken.sum | grep -v '^[<>] bucket' | grep -q '^[<>]' && bad "the $breakage breakage changed more than the buckets"
+    done
     # merging twice, or into itself, changes nothing
     snap() { (cd "$1" && find . -type f ! -name '.*' -print0 | sort -z | xargs -0 sha256sum); }
     snap merged >snap1

@@ -105,9 +105,11 @@ wait_jobs() {  # until no job of the user is pending or running
     for k in $(seq 600); do [ -z "$(squeue -h -o %i)" ] && return 0; sleep 0.5; done
     bad "jobs did not end: $(squeue)"
 }
-summary() {
+summary() {  # as tests/campaign/lib.sh's: cases, disagreements, classes and buckets
     cat "$1"/shards/*/shard.state | awk '$1 == "instr" { c[$2] += $4; m[$2] += $5 } $1 == "class" { k[$2 " " $3] += $4 }
-        END { for (i in c) print "instr", i, c[i], m[i]; for (x in k) if (k[x]) print "class", x, k[x] }' | sort
+        $1 == "bucket" { b[$2 " " $3] += $4 }
+        END { for (i in c) print "instr", i, c[i], m[i]; for (x in k) if (k[x]) print "class", x, k[x]
+              for (x in b) print "bucket", x, b[x] }' | sort
 }
 
 # the reference: one unsharded process of the same definition

@@ -257,8 +257,19 @@ typedef struct rp_instr {
     long long cases, planned, mis, cls[CP_NCLASS];
 } rp_instr;
 
+/* A bucket summed over the shards (the definition's instruction q). */
+typedef struct rp_bucket {
+    int q;
+    const cp_bucket *b;   /* the first shard's line: id and words */
+    long long count;
+} rp_bucket;
+
+#define RP_TOP_BUCKETS 20  /* buckets shown in the text and the HTML (JSON: all) */
+
 typedef struct totals {
     rp_instr *in;
+    rp_bucket *bk;        /* by count, largest first */
+    size_t nbk;
     long long cases, planned, mis, cls[CP_NCLASS];
     long findings;
     int nshards;  /* N */
@@ -269,6 +280,14 @@ static int cmp_shard(const void *a, const void *b)
     const cp_state *x = ((const rp_shard *)a)->st, *y = ((const rp_shard *)b)->st;
     return x->nshards != y->nshards ? (x->nshards > y->nshards) - (x->nshards < y->nshards)
                                     : (x->shard > y->shard) - (x->shard < y->shard);
+}
+
+static int by_bucket_count(const void *a, const void *b)
+{
+    const rp_bucket *x = a, *y = b;
+    if (x->count != y->count)
+        return x->count > y->count ? -1 : 1;
+    return x->q != y->q ? (x->q > y->q) - (x->q < y->q) : strcmp(x->b->id, y->b->id);
 }
 
 static int compute(report *r, totals *t)
@@ -310,6 +329,31 @@ static int compute(report *r, totals *t)
     }
     for (int k = 0; k < r->nsh; k++)
         t->findings += r->sh[k].findings;
+    /* the buckets: each shard's counts added up */
+    size_t cap = 0;
+    for (int k = 0; k < r->nsh; k++)
+        cap += r->sh[k].st->nbk;
+    t->bk = calloc(cap + 1, sizeof *t->bk);
+    if (!t->bk)
+        return -1;
+    for (int k = 0; k < r->nsh; k++) {
+        const cp_state *s = r->sh[k].st;
+        for (size_t x = 0; x < s->nbk; x++) {
+            const cp_bucket *b = &s->bk[x];
+            int q = 0;
+            while (q < d->ninstr && strcmp(d->instr[q].name, s->in[b->instr].name))
+                q++;
+            if (q == d->ninstr)
+                continue;  /* not an instruction of the definition (a state is checked against it when run) */
+            size_t y = 0;
+            while (y < t->nbk && (t->bk[y].q != q || strcmp(t->bk[y].b->id, b->id)))
+                y++;
+            if (y == t->nbk)
+                t->bk[t->nbk++] = (rp_bucket){q, b, 0};
+            t->bk[y].count += b->count;
+        }
+    }
+    qsort(t->bk, t->nbk, sizeof *t->bk, by_bucket_count);
     return 0;
 }
 
@@ -348,11 +392,30 @@ static void print_text(const report *r, const totals *t, FILE *f)
                 fprintf(f, " %s:%lld", cp_class_names[c], p->cls[c]);
         fprintf(f, "\n");
     }
+    fprintf(f, "buckets %zu (every disagreement counted in its bucket; mmafuzz triage explains them)%s\n", t->nbk,
+            t->nbk > RP_TOP_BUCKETS ? ", the largest:" : "");
+    for (size_t y = 0; y < t->nbk && y < RP_TOP_BUCKETS; y++)
+        fprintf(f, "%14lld  %s  %s: %s\n", t->bk[y].count, t->bk[y].b->id, d->instr[t->bk[y].q].name,
+                t->bk[y].b->words);
     for (int k = 0; k < r->nsh; k++) {
         const cp_state *s = r->sh[k].st;
         fprintf(f, "shard %d/%d: tiles %lld of %llu, cases %lld, disagreements %lld, findings %ld\n", s->shard,
                 s->nshards, shard_sum(s, 2), shard_own(d, s), shard_sum(s, 0), shard_sum(s, 1), r->sh[k].findings);
     }
+}
+
+static void json_put_str(FILE *f, const char *s)
+{
+    fputc('"', f);
+    for (; *s; s++) {
+        if (*s == '"' || *s == '\\')
+            fprintf(f, "\\%c", *s);
+        else if ((unsigned char)*s < 0x20)
+            fprintf(f, "\\u%04x", *s);
+        else
+            fputc(*s, f);
+    }
+    fputc('"', f);
 }
 
 static void print_json(const report *r, const totals *t, FILE *f)
@@ -378,7 +441,14 @@ static void print_json(const report *r, const totals *t, FILE *f)
             }
         fprintf(f, "}}");
     }
-    fprintf(f, "},\"shards\":[");
+    fprintf(f, "},\"buckets\":[");
+    for (size_t y = 0; y < t->nbk; y++) {
+        fprintf(f, "%s{\"id\":\"%s\",\"instr\":\"%s\",\"count\":%lld,\"explanation\":", y ? "," : "",
+                t->bk[y].b->id, d->instr[t->bk[y].q].name, t->bk[y].count);
+        json_put_str(f, t->bk[y].b->words);
+        fprintf(f, "}");
+    }
+    fprintf(f, "],\"shards\":[");
     for (int k = 0; k < r->nsh; k++) {
         const cp_state *s = r->sh[k].st;
         fprintf(f, "%s{\"shard\":%d,\"of\":%d,\"tiles_done\":%lld,\"tiles\":%llu,\"cases\":%lld,"
@@ -569,6 +639,19 @@ static int write_html(const report *r, const totals *t, const char *path)
         a[c] = (double)t->cls[c];
     }
     svg_bars(f, "Disagreements per signature class", CP_NCLASS, labels, a, NULL, NULL, NULL, 0);
+    /* the largest buckets */
+    fprintf(f, "<h2>Buckets: %zu%s</h2>\n<p>Every disagreement counted in its bucket (the explanation: the first "
+               "variant of the model row that reproduces the device's output); <code>mmafuzz triage</code> shows "
+               "exemplars.</p>\n<table id=\"buckets\"><tr><th>bucket</th><th>instruction</th><th>disagreements</th>"
+               "<th>explanation</th></tr>\n", t->nbk, t->nbk > RP_TOP_BUCKETS ? ", the largest" : "");
+    for (size_t y = 0; y < t->nbk && y < RP_TOP_BUCKETS; y++) {
+        fprintf(f, "<tr><td>%s</td><td>", t->bk[y].b->id);
+        esc(f, d->instr[t->bk[y].q].name);
+        fprintf(f, "</td><td>%lld</td><td style=\"text-align:left\">", t->bk[y].count);
+        esc(f, t->bk[y].b->words);
+        fprintf(f, "</td></tr>\n");
+    }
+    fprintf(f, "</table>\n");
     /* the generator mix, from the definition: "name:weight,..." */
     int nm = 0;
     char mix[160];
@@ -690,6 +773,7 @@ int cmd_report(int argc, char **argv)
     }
     free(r);
     free(t.in);
+    free(t.bk);
     cli_free(&a);
     return rc;
 }

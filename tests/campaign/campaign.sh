@@ -290,6 +290,16 @@ report)
         [ "$got" = "$want" ] || bad "class $c: JSON $got, states $want"
     done
     grep -q "^cases $cases of 2000000" rep.txt || bad "text summary: $(sed -n 2p rep.txt)"
+    # the buckets: the report's per-bucket counts are the shard states' bucket lines summed (by awk here)
+    cat rep/shards/*/shard.state | awk '$1 == "bucket" { b[$2 " " $3] += $4 } END { for (x in b) print x, b[x] }' |
+        sort >rep.bk.want
+    jq -r '.buckets[] | "\(.instr) \(.id) \(.count)"' rep.json | sort >rep.bk.got
+    [ -s rep.bk.want ] || bad "the shard states list no bucket"
+    cmp -s rep.bk.want rep.bk.got || bad "JSON buckets differ from the states': $(diff rep.bk.want rep.bk.got | head -3 | tr '\n' ' ')"
+    top=$(head -1 rep.bk.want | cut -d' ' -f2)
+    grep -q "<td>$top</td><td>$INSTR</td><td>$(head -1 rep.bk.want | cut -d' ' -f3)</td>" rep.html ||
+        bad "the HTML's bucket table lacks bucket $top with its count"
+    grep -q "^ *[0-9]*  $top  $INSTR: behaves like" rep.txt || bad "the text report lacks bucket $top: $(grep -A2 '^buckets' rep.txt)"
     # a shard resumed after a kill is counted once: merged twice into the report's view, still the same
     "$EXE" merge rep2 rep >/dev/null 2>&1
     "$EXE" report rep rep2 --json >rep2.json

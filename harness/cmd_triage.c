@@ -4,22 +4,33 @@
  * its explanation in words, an exemplar and its `eval --trace` line, first
  * and last seen, and the devices; `--json` for tools.  `--bench` measures
  * candidate evaluations per second on one core.
+ *
+ * The disagreements each bucket counts (every one the runs found, filed or
+ * not) come from the folders given: a run's OUT/buckets.tsv, a campaign's
+ * shard states (DIR/shards/I-of-N/shard.state; a shard present in several
+ * folders given, merged and not, counts once: its most advanced state), or
+ * a shard folder's own.  Buckets are listed by those counts, then by files.
  */
+#include "campaign.h"
 #include "cli.h"
 #include "instr_select.h"
 #include "refine.h"
+#include "run_fs.h"
 #include "run_store.h"
 #include "vecfile.h"
 
+#include <dirent.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 typedef struct tr_bucket {
     rf_bucket b;
     const mf_instr *in, *model;
     long files;
+    long long count;       /* disagreements counted by the runs (buckets.tsv, shard states); -1: none read */
     char first[32], last[32];
     char devices[256];
     char exemplar[1024];   /* path */
@@ -37,6 +48,10 @@ typedef struct tr_ctx {
     int have;
     rf_catalogue *cats[1024];  /* per model row, built on first use */
     long files, skipped_agree;
+    long long counted;         /* disagreements in the counts read */
+    int have_counts;
+    cp_state **sh;             /* campaign shard states read (one per shard: the most advanced) */
+    int nsh;
 } tr_ctx;
 
 static void header_field(const char *header, const char *key, char *val, size_t len)
@@ -60,6 +75,181 @@ static void header_field(const char *header, const char *key, char *val, size_t 
         if (p)
             p++;
     }
+}
+
+/* The bucket with id `id`, added (zeroed, count -1) when new. */
+static tr_bucket *bucket_get(tr_ctx *t, const char *id)
+{
+    for (size_t i = 0; i < t->n; i++)
+        if (!strcmp(t->bk[i].b.id, id))
+            return &t->bk[i];
+    if (t->n == t->cap) {
+        size_t cap = t->cap ? 2 * t->cap : 64;
+        tr_bucket *p = realloc(t->bk, cap * sizeof *p);
+        if (!p) {
+            fprintf(stderr, "mmafuzz triage: out of memory\n");
+            exit(2);
+        }
+        t->bk = p;
+        t->cap = cap;
+    }
+    tr_bucket *e = &t->bk[t->n++];
+    memset(e, 0, sizeof *e);
+    snprintf(e->b.id, sizeof e->b.id, "%s", id);
+    e->count = -1;
+    return e;
+}
+
+/* Count n disagreements of bucket id (instruction `instr`, explanation
+ * `words`) read from a run's or a shard's counts. */
+static void count_bucket(tr_ctx *t, const char *id, const char *instr, long long n, const char *words)
+{
+    const mf_instr *in = mf_instr_find(instr);
+    if (!in) {
+        fprintf(stderr, "mmafuzz triage: bucket %s: instruction %s is not in this build's table; its %lld "
+                        "disagreements are left out\n", id, instr, n);
+        return;
+    }
+    tr_bucket *e = bucket_get(t, id);
+    if (!e->in) {  /* no file of it (yet): described by the counts */
+        e->in = e->model = in;
+        snprintf(e->b.words, sizeof e->b.words, "%s", words);
+        e->b.explained = strncmp(words, "unexplained", 11) != 0;
+        char sig[64] = "";
+        if (e->in)
+            rf_signature_class(e->in, sig, sizeof sig);
+        snprintf(e->b.key, sizeof e->b.key, "%s|%s|", instr, sig);
+    }
+    e->count = (e->count < 0 ? 0 : e->count) + n;
+    t->counted += n;
+    t->have_counts = 1;
+}
+
+/* DIR/buckets.tsv of a run's store: id, count, instruction, signature, explanation. */
+static int read_buckets_tsv(tr_ctx *t, const char *dir)
+{
+    char path[1200], err[1400];
+    snprintf(path, sizeof path, "%s/buckets.tsv", dir);
+    if (access(path, F_OK) != 0)
+        return 0;
+    size_t len;
+    char *buf = fs_read_all(path, &len, err, sizeof err);
+    if (!buf) {
+        fprintf(stderr, "mmafuzz triage: %s\n", err);
+        return -1;
+    }
+    int lineno = 0, rc = 0;
+    for (char *line = buf, *next; line && *line; line = next) {
+        next = strchr(line, '\n');
+        if (next)
+            *next++ = 0;
+        lineno++;
+        if (!line[0] || line[0] == '#')
+            continue;
+        char *f[5] = {line, NULL, NULL, NULL, NULL};
+        for (int k = 1; k < 5 && f[k - 1]; k++)
+            if ((f[k] = strchr(f[k - 1], '\t')) != NULL)
+                *f[k]++ = 0;
+        char *end = NULL;
+        long long n = f[1] ? strtoll(f[1], &end, 10) : -1;
+        if (!f[4] || strlen(f[0]) != RF_BUCKET_ID - 1 || !end || *end || n < 0) {
+            fprintf(stderr, "mmafuzz triage: %s:%d: expected ID<TAB>COUNT<TAB>INSTRUCTION<TAB>SIGNATURE<TAB>"
+                            "EXPLANATION\n", path, lineno);
+            rc = -1;
+            continue;
+        }
+        count_bucket(t, f[0], f[2], n, f[4]);
+    }
+    free(buf);
+    return rc;
+}
+
+static long long state_done(const cp_state *s)
+{
+    long long d = 0;
+    for (int q = 0; q < s->ninstr; q++)
+        d += (long long)s->in[q].done;
+    return d;
+}
+
+/* A shard's state: kept unless the same shard (I of N, same campaign) was read already, then the more advanced. */
+static int read_shard_state(tr_ctx *t, const char *shard_dir)
+{
+    char path[1400], err[1600];
+    snprintf(path, sizeof path, "%s/shard.state", shard_dir);
+    if (access(path, F_OK) != 0)
+        return 0;  /* started, not yet checkpointed */
+    cp_state *st = calloc(1, sizeof *st);
+    if (!st || cp_state_read_file(path, st, err, sizeof err)) {
+        fprintf(stderr, "mmafuzz triage: %s\n", st ? err : "out of memory");
+        if (st)
+            cp_state_free(st);
+        free(st);
+        return -1;
+    }
+    for (int k = 0; k < t->nsh; k++) {
+        cp_state *o = t->sh[k];
+        if (!strcmp(o->id, st->id) && o->shard == st->shard && o->nshards == st->nshards) {
+            if (state_done(st) > state_done(o)) {
+                t->sh[k] = st;
+                st = o;
+            }
+            cp_state_free(st);
+            free(st);
+            return 0;
+        }
+    }
+    cp_state **p = realloc(t->sh, (size_t)(t->nsh + 1) * sizeof *p);
+    if (!p) {
+        cp_state_free(st);
+        free(st);
+        fprintf(stderr, "mmafuzz triage: out of memory\n");
+        return -1;
+    }
+    t->sh = p;
+    t->sh[t->nsh++] = st;
+    return 0;
+}
+
+/* The counts of a folder given: its buckets.tsv, its shard state, or its campaign's shard states. */
+static int read_counts(tr_ctx *t, const char *dir)
+{
+    if (!fs_is_dir(dir))
+        return 0;
+    int rc = read_buckets_tsv(t, dir);
+    if (read_shard_state(t, dir))
+        rc = -1;
+    char shards[1200];
+    snprintf(shards, sizeof shards, "%s/shards", dir);
+    DIR *d = opendir(shards);
+    if (!d)
+        return rc;
+    struct dirent *de;
+    while ((de = readdir(d)) != NULL) {
+        int si, sn;
+        if (cp_parse_shard(de->d_name, &si, &sn))
+            continue;
+        char sdir[1500];
+        snprintf(sdir, sizeof sdir, "%s/%s", shards, de->d_name);
+        if (read_shard_state(t, sdir))
+            rc = -1;
+    }
+    closedir(d);
+    return rc;
+}
+
+static void count_shards(tr_ctx *t)
+{
+    for (int k = 0; k < t->nsh; k++) {
+        const cp_state *s = t->sh[k];
+        for (size_t b = 0; b < s->nbk; b++)
+            count_bucket(t, s->bk[b].id, s->in[s->bk[b].instr].name, s->bk[b].count, s->bk[b].words);
+        cp_state_free(t->sh[k]);
+        free(t->sh[k]);
+    }
+    free(t->sh);
+    t->sh = NULL;
+    t->nsh = 0;
 }
 
 static void finish_file(tr_ctx *t)
@@ -91,28 +281,11 @@ static void finish_file(tr_ctx *t)
     }
     rf_bucket b;
     rf_bucket_of(c->in, t->cats[row], &c->cs, c->d, dm, &b, NULL);
-    tr_bucket *e = NULL;
-    for (size_t i = 0; i < t->n; i++)
-        if (!strcmp(t->bk[i].b.id, b.id)) {
-            e = &t->bk[i];
-            break;
-        }
+    tr_bucket *e = bucket_get(t, b.id);
     char when[32], dev[160];
     header_field(t->header, "time", when, sizeof when);
     header_field(t->header, "device", dev, sizeof dev);
-    if (!e) {
-        if (t->n == t->cap) {
-            size_t cap = t->cap ? 2 * t->cap : 64;
-            tr_bucket *p = realloc(t->bk, cap * sizeof *p);
-            if (!p) {
-                fprintf(stderr, "mmafuzz triage: out of memory\n");
-                exit(2);
-            }
-            t->bk = p;
-            t->cap = cap;
-        }
-        e = &t->bk[t->n++];
-        memset(e, 0, sizeof *e);
+    if (!e->files) {  /* its first file: the exemplar (the counts, if read, stay) */
         e->b = b;
         e->in = c->in;
         e->model = model;
@@ -170,6 +343,8 @@ static void print_also(const tr_ctx *t, const tr_bucket *e)
 static int by_count(const void *x, const void *y)
 {
     const tr_bucket *a = x, *b = y;
+    if (a->count != b->count)
+        return a->count > b->count ? -1 : 1;
     if (a->files != b->files)
         return a->files > b->files ? -1 : 1;
     return strcmp(a->b.id, b->b.id);
@@ -256,6 +431,10 @@ int cmd_triage(int argc, char **argv)
         return 2;
     }
     static tr_ctx t;
+    int bad_counts = 0;
+    for (int i = 0; i < np; i++)  /* the counts first: a bucket's description from its files replaces theirs */
+        bad_counts |= read_counts(&t, paths[i]) != 0;
+    count_shards(&t);
     long skipped = st_read(paths, np, on_case, &t);
     finish_file(&t);
     qsort(t.bk, t.n, sizeof *t.bk, by_count);
@@ -263,8 +442,12 @@ int cmd_triage(int argc, char **argv)
     for (size_t i = 0; i < t.n; i++)
         unexplained += !t.bk[i].b.explained;
     if (json) {
-        printf("{\"files\": %ld, \"agreeing\": %ld, \"unreadable\": %ld, \"buckets\": [", t.files, t.skipped_agree,
-               skipped);
+        printf("{\"files\": %ld, \"agreeing\": %ld, \"unreadable\": %ld, \"disagreements\": ", t.files,
+               t.skipped_agree, skipped);
+        if (t.have_counts)
+            printf("%lld, \"buckets\": [", t.counted);
+        else
+            printf("null, \"buckets\": [");
         for (size_t i = 0; i < t.n; i++) {
             const tr_bucket *e = &t.bk[i];
             printf("%s\n  {\"id\": \"%s\", \"instr\": ", i ? "," : "", e->b.id);
@@ -273,6 +456,10 @@ int cmd_triage(int argc, char **argv)
             json_str(stdout, e->model->name);
             printf(", \"key\": ");
             json_str(stdout, e->b.key);
+            if (e->count >= 0)
+                printf(", \"disagreements\": %lld", e->count);
+            else
+                printf(", \"disagreements\": null");
             printf(", \"files\": %ld, \"explained\": %s, \"explanation\": ", e->files,
                    e->b.explained ? "true" : "false");
             json_str(stdout, e->b.words);
@@ -302,6 +489,8 @@ int cmd_triage(int argc, char **argv)
         printf("\n]}\n");
     } else {
         printf("%zu buckets (%zu unexplained) in %ld files", t.n, unexplained, t.files);
+        if (t.have_counts)
+            printf(", %lld disagreements counted by the runs", t.counted);
         if (t.skipped_agree)
             printf("; %ld files agree with the model now", t.skipped_agree);
         printf("\n");
@@ -312,12 +501,18 @@ int cmd_triage(int argc, char **argv)
             if (sig)
                 snprintf(sigc, sizeof sigc, "%.*s", (int)strcspn(sig + 1, "|"), sig + 1);
             printf("\n%6ld  %s  %s  [%s]\n", e->files, e->b.id, e->in->name, sigc);
+            if (e->count >= 0)
+                printf("        disagreements: %lld (every one the runs found, filed or not)\n", e->count);
             if (e->model != e->in)
                 printf("        model: %s\n", e->model->name);
             printf("        explanation: %s\n", e->b.words);
             print_also(&t, e);
-            printf("        exemplar: %s\n", e->exemplar);
-            printf("        %s\n", e->eval_line);
+            if (e->files) {
+                printf("        exemplar: %s\n", e->exemplar);
+                printf("        %s\n", e->eval_line);
+            } else {
+                printf("        exemplar: none filed (counted only)\n");
+            }
             printf("        seen: %s .. %s on %s\n", e->first[0] ? e->first : "?", e->last[0] ? e->last : "?",
                    e->devices[0] ? e->devices : "?");
         }
@@ -325,5 +520,5 @@ int cmd_triage(int argc, char **argv)
     for (size_t i = 0; i < 1024; i++)
         free(t.cats[i]);
     free(t.bk);
-    return skipped > 0 ? 2 : 0;
+    return skipped > 0 || bad_counts ? 2 : 0;
 }

@@ -132,6 +132,16 @@ shards)
     # merged = one process
     "$EXE" merge merged four >merge1.out 2>&1 || bad "merge failed: $(cat merge1.out)"
     equal ref merged
+    # triage reads the campaign's bucket counts: the merged folder's, and a shard
+    # present in two folders (merged and not) once
+    want=$(awk '$1 == "bucket" { print $2, $3, $4 }' ref.sum | sort)
+    [ -n "$want" ] || bad "the reference lists no bucket"
+    for dirs in "merged" "merged four"; do
+        # shellcheck disable=SC2086
+        "$EXE" triage --json $dirs >triage.json 2>triage.err || bad "triage $dirs: exit $?: $(head -2 triage.err)"
+        got=$(jq -r '.buckets[] | "\(.key | split("|") | .[0]) \(.id) \(.disagreements)"' triage.json | sort)
+        [ "$got" = "$want" ] || bad "triage $dirs: buckets $got, the states say $want"
+    done
     # the equality sees the buckets: one shard's bucket count off by one, or a
     # bucket under another id, and the campaigns differ (the rest unchanged)
     summary ref >ref.sum

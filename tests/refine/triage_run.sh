@@ -27,6 +27,10 @@ grep -q '^NEW bucket [0-9a-f]* hopper/' "$work/run.txt" || { echo "FAIL: no NEW 
 grep -q '^buckets: [0-9]* seen' "$work/run.txt" || { echo "FAIL: no bucket summary"; exit 1; }
 [ -s "$work/store/buckets.tsv" ] || { echo "FAIL: no buckets.tsv"; exit 1; }
 if grep -q '"explained": false' "$work/triage.json"; then echo "FAIL: json unexplained"; exit 1; fi
+# the bucket's disagreements (read from buckets.tsv) are every one the run counted
+total=$(sed -n 's/.*mismatches: \([0-9]*\) total.*/\1/p' "$work/run.txt")
+grep -q "\"disagreements\": $total, \"buckets\"" "$work/triage.json" || { echo "FAIL: triage does not count the run's $total disagreements"; exit 1; }
+grep -q "disagreements: $total (every one" "$work/triage.txt" || { echo "FAIL: the bucket does not show its $total disagreements"; exit 1; }
 # the store's cases are hopper's outputs: fit from ampere's row must find hopper's among the rows that agree
 "$exe" fit hopper/mma.m16n8k16.f16.f16.f16.f16 --start ampere "$work/store" >"$work/fit.txt" || true
 grep -E "^table row hopper/mma.m16n8k16.f16.f16.f16.f16: (recovered exactly|among the agreeing rows)" "$work/fit.txt" \

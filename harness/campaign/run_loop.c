@@ -26,7 +26,9 @@
 #include <unistd.h>
 
 #define CHUNKS 1024         /* a batch is cut into this many chunks (fewer if it has fewer tiles) */
-#define TALLY_RECS 4        /* per bucket and chunk: its first disagreements, the plain run's candidates for filing */
+#define REC_PER_CHUNK 64     /* plain run: disagreements per chunk recorded as candidates for filing (all are counted) */
+#define GPU_RECS 4096        /* --verify gpu, plain run: disagreements of a call recorded as candidates for filing */
+_Static_assert(GPU_RECS <= CHUNKS * REC_PER_CHUNK, "a call's candidates fit the recs of a batch");
 #define POOL_CAP 8192
 #define VIEW_CAP 4096
 
@@ -45,8 +47,7 @@ typedef struct rec {
 typedef struct tally_e {
     uint64_t id;
     long long n;
-    int nrec;
-    rec r[TALLY_RECS];        /* its first disagreements in the chunk */
+    rec first;                /* its first disagreement in the chunk (describes a bucket new to the run) */
 } tally_e;
 
 typedef struct tally {
@@ -73,7 +74,10 @@ typedef struct batch {
     tally *tl;                /* per chunk */
     void *A, *B, *C, *SA, *SB, *D;
     unsigned char *gen;       /* generator of each tile */
+    size_t cap_tiles;         /* tiles the arrays hold */
     size_t nchunks;           /* chunk c: tiles [ntiles*c/nchunks, ntiles*(c+1)/nchunks) */
+    rec *recs;                /* plain run: REC_PER_CHUNK per chunk (GPU_RECS in chunk 0 of a --verify gpu call) */
+    int *nrec;                /* per chunk */
     long long *nmis;          /* per chunk */
     double *chunk_s;          /* per chunk: seconds spent generating it plus evaluating it */
     unsigned char *want;      /* per worker: the model's output tile */
@@ -167,13 +171,9 @@ static void tally_add(tally *t, uint64_t id, const rec *r)
         e = &t->e[t->n++];
         e->id = id;
         e->n = 0;
-        e->nrec = 0;
+        e->first = *r;
     }
     e->n++;
-    if (e->nrec < TALLY_RECS) {
-        e->r[e->nrec] = *r;
-        e->r[e->nrec++].bk = id;
-    }
 }
 
 /* ------------------------------------------------------------ workers */
@@ -244,6 +244,8 @@ static void eval_chunk(batch *b, size_t c, unsigned char *want)
     const size_t ea = mf_abi_elem_bytes(in->fa), eb = mf_abi_elem_bytes(in->fb), ec = mf_abi_elem_bytes(in->fc),
                  ed = mf_abi_elem_bytes(in->fd), es = S ? mf_abi_elem_bytes(in->fs) : 1;
     long long nmis = 0;
+    int nrec = 0;
+    rec *recs = b->recs + c * REC_PER_CHUNK;
     tally *tl = &b->tl[c];
     tally_reset(tl);
     const unsigned char *A = b->A, *B = b->B, *C = b->C, *SA = b->SA, *SB = b->SB, *D = b->D;
@@ -270,12 +272,54 @@ static void eval_chunk(batch *b, size_t c, unsigned char *want)
                 /* its bucket, on the case as generated */
                 mf_case cs;
                 mf_tile_get_case(b->in, m, n, k, b->A, b->B, b->C, b->SA, b->SB, t, i, j, &cs);
-                rec r = {tile_of(b, t), i, j, d, mv, 0, 0};
-                tally_add(tl, rf_classify(b->cls, &cs, d, mv), &r);
+                rec r = {tile_of(b, t), i, j, d, mv, 0, rf_classify(b->cls, &cs, d, mv)};
+                tally_add(tl, r.bk, &r);
+                if (!b->camp && nrec < REC_PER_CHUNK)
+                    recs[nrec++] = r;
             }
         }
     }
+    b->nrec[c] = nrec;
     b->nmis[c] = nmis;
+}
+
+/* --verify gpu: the bucket of every hit of a device call, in the model
+ * threads.  The hits (sorted by tile) are cut into pieces by index alone,
+ * piece p counted in tally p (so what is counted, and in which order, does
+ * not depend on the threads); worker w generates a hit's tile again into
+ * slot w of the batch (the same bits as on the device). */
+typedef struct hits_job {
+    batch *b;
+    const mf_verify_hit *hits;
+    size_t nhits, npieces;
+    atomic_size_t next;
+} hits_job;
+
+static void hits_fn(void *ctx, int w, int nw)
+{
+    (void)nw;
+    hits_job *hj = ctx;
+    batch *b = hj->b;
+    size_t p;
+    while ((p = atomic_fetch_add(&hj->next, 1)) < hj->npieces) {
+        tally *tl = &b->tl[p];
+        tally_reset(tl);
+        uint64_t have = UINT64_MAX;
+        for (size_t q = hj->nhits * p / hj->npieces, q1 = hj->nhits * (p + 1) / hj->npieces; q < q1; q++) {
+            const mf_verify_hit *h = &hj->hits[q];
+            if (h->tile != have) {
+                gen_tile(&b->g, h->tile, (size_t)w);
+                have = h->tile;
+            }
+            mf_case cs;
+            mf_tile_get_case(b->in, b->m, b->n, b->k, b->A, b->B, b->C, b->SA, b->SB, (size_t)w, (int)h->i, (int)h->j,
+                             &cs);
+            rec r = {h->tile, (int)h->i, (int)h->j, h->dev, h->model, 0, rf_classify(b->cls, &cs, h->dev, h->model)};
+            tally_add(tl, r.bk, &r);
+            if (!b->camp && q < GPU_RECS)
+                b->recs[q] = r;  /* chunk 0's candidates for filing, in hit order */
+        }
+    }
 }
 
 static void job_fn(void *ctx, int w, int nw)
@@ -343,12 +387,15 @@ static int alloc_batch(batch *b, mf_device *dev, size_t bytes[6], size_t tiles, 
     for (int q = 0; q < 6; q++)
         ok &= (*arr[q] = mf_device_host_alloc(dev, bytes[q] + 8)) != NULL;
     b->gen = calloc(tiles + 1, 1);
+    b->cap_tiles = tiles;
     b->tl = calloc(CHUNKS, sizeof *b->tl);
+    b->recs = calloc((size_t)CHUNKS * REC_PER_CHUNK, sizeof *b->recs);
+    b->nrec = calloc(CHUNKS, sizeof *b->nrec);
     b->nmis = calloc(CHUNKS, sizeof *b->nmis);
     b->chunk_s = calloc(CHUNKS, sizeof *b->chunk_s);
     b->want_bytes = (want_bytes + 63) / 64 * 64;
     b->want = calloc((size_t)nworkers, b->want_bytes);
-    return ok && b->gen && b->tl && b->nmis && b->chunk_s && b->want ? 0 : -1;
+    return ok && b->gen && b->tl && b->recs && b->nrec && b->nmis && b->chunk_s && b->want ? 0 : -1;
 }
 
 static void free_batch(batch *b, mf_device *dev)
@@ -360,6 +407,8 @@ static void free_batch(batch *b, mf_device *dev)
     for (size_t c = 0; b->tl && c < CHUNKS; c++)
         tally_free(&b->tl[c]);
     free(b->tl);
+    free(b->recs);
+    free(b->nrec);
     free(b->nmis);
     free(b->chunk_s);
     free(b->want);
@@ -405,25 +454,15 @@ static void count_handled(rs_instr *ps, double t_handle, const mm_outcome *out)
 static void tally_describe(batch *b, const tally_e *e, rf_bucket *bk)
 {
     mf_case cs;
-    batch_case(b, e->r[0].tile, e->r[0].i, e->r[0].j, &cs);
-    rf_classify_bucket(b->cls, &cs, e->r[0].dev, e->r[0].model, bk);
-}
-
-static int by_case(const void *x, const void *y)
-{
-    const rec *a = x, *b = y;
-    if (a->tile != b->tile)
-        return a->tile < b->tile ? -1 : 1;
-    if (a->i != b->i)
-        return a->i < b->i ? -1 : 1;
-    return (a->j > b->j) - (a->j < b->j);
+    batch_case(b, e->first.tile, e->first.i, e->first.j, &cs);
+    rf_classify_bucket(b->cls, &cs, e->first.dev, e->first.model, bk);
 }
 
 /* Count the disagreements of an evaluated batch by bucket in OUT/buckets.tsv
- * (every one of them: the counts are exact), then handle them: of the first
- * disagreements of each bucket in each chunk, in case order, the first of
- * each signature class first, then the rest, up to o->minimize, each only
- * while its bucket has fewer than o->per_bucket files from this process. */
+ * (every one of them: the counts are exact), then handle the recorded ones
+ * (the first REC_PER_CHUNK of each chunk): the first of each signature class
+ * first, then the rest in index order, up to o->minimize, each only while
+ * its bucket has fewer than o->per_bucket files from this process. */
 static run_err handle_mismatches(const run_opts *o, run_instr *ri, batch *b, store *st, rf_buckets *bs, pool *pl,
                                  rs_stats *rs, mf_device *dev)
 {
@@ -435,8 +474,7 @@ static run_err handle_mismatches(const run_opts *o, run_instr *ri, batch *b, sto
         total += b->nmis[c];
         if (b->tl[c].oom)
             return RUN_ERR_NOMEM;
-        for (size_t q = 0; q < b->tl[c].n; q++)
-            nrec += (size_t)b->tl[c].e[q].nrec;
+        nrec += (size_t)b->nrec[c];
     }
     ps->mismatches += total;
     if (!total)
@@ -470,10 +508,8 @@ static run_err handle_mismatches(const run_opts *o, run_instr *ri, batch *b, sto
     }
     size_t n = 0;
     for (size_t c = 0; c < b->nchunks; c++)
-        for (size_t q = 0; q < b->tl[c].n; q++)
-            for (int x = 0; x < b->tl[c].e[q].nrec; x++)
-                all[n++] = b->tl[c].e[q].r[x];
-    qsort(all, n, sizeof *all, by_case);
+        for (int q = 0; q < b->nrec[c]; q++)
+            all[n++] = b->recs[c * REC_PER_CHUNK + (size_t)q];
     for (size_t q = 0; q < n; q++)
         snprintf(bk[q].id, sizeof bk[q].id, "%016llx", (unsigned long long)all[q].bk);
     long long budget = o->minimize;
@@ -1108,17 +1144,24 @@ static void gpu_batch(loop_ctx *L, run_instr *r, unsigned long long first, size_
     }
     batch_plan(L, gb, r, first, nt, view, nview);
     gb->sparse = 1;
-    gb->nchunks = 1;
+    /* the buckets of the hits: in the workers (each generates tiles into its own slot), or here when the
+     * batch's arrays hold fewer tiles than there are workers */
+    hits_job hj = {gb, hits, res.nhits, res.nhits < CHUNKS ? (res.nhits ? res.nhits : 1) : CHUNKS, 0};
+    if ((size_t)workers_count(L->wp) <= gb->cap_tiles) {
+        workers_start(L->wp, hits_fn, &hj);
+        workers_wait(L->wp);
+    } else {
+        hits_fn(&hj, 0, 1);
+    }
+    gb->cached = 0;  /* slot 0 was overwritten */
+    gb->nchunks = hj.npieces;
+    for (size_t p = 0; p < hj.npieces; p++)
+        gb->nmis[p] = gb->nrec[p] = 0;
+    gb->nrec[0] = o->campaign ? 0 : (int)(res.nhits < GPU_RECS ? res.nhits : GPU_RECS);
     long long ncls[CP_NCLASS] = {0};
     size_t nlist = 0, tile_from = 0;
-    tally_reset(&gb->tl[0]);
     for (size_t q = 0; q < res.nhits; q++) {
         const mf_verify_hit *h = &hits[q];
-        /* its bucket: the case generated again on the host (one tile at a time, the hits in tile order) */
-        mf_case cs;
-        batch_case(gb, h->tile, (int)h->i, (int)h->j, &cs);
-        rec rb = {h->tile, (int)h->i, (int)h->j, h->dev, h->model, 0, 0};
-        tally_add(&gb->tl[0], rf_classify(r->cls, &cs, h->dev, h->model), &rb);
         if (L->dump)
             dump_line(L, (int)(r - L->ri), h->tile, (int)h->i, (int)h->j, h->dev, h->model);
         if (o->campaign) {

@@ -424,6 +424,21 @@ long cp_state_bucket_find(const cp_state *st, int q, const char *id)
     return -1;
 }
 
+int cp_state_bucket_reserve(cp_state *st, size_t extra)
+{
+    if (st->nbk + extra <= st->capbk)
+        return 0;
+    size_t cap = st->capbk ? st->capbk : 16;
+    while (cap < st->nbk + extra)
+        cap *= 2;
+    cp_bucket *p = realloc(st->bk, cap * sizeof *p);
+    if (!p)
+        return -1;
+    st->bk = p;
+    st->capbk = cap;
+    return 0;
+}
+
 int cp_state_bucket_add(cp_state *st, int q, const char *id, long long n, const char *words)
 {
     long b = cp_state_bucket_find(st, q, id);
@@ -431,14 +446,8 @@ int cp_state_bucket_add(cp_state *st, int q, const char *id, long long n, const 
         st->bk[b].count += n;
         return 0;
     }
-    if (st->nbk == st->capbk) {
-        size_t cap = st->capbk ? 2 * st->capbk : 16;
-        cp_bucket *p = realloc(st->bk, cap * sizeof *p);
-        if (!p)
-            return -1;
-        st->bk = p;
-        st->capbk = cap;
-    }
+    if (cp_state_bucket_reserve(st, 1))
+        return -1;
     cp_bucket *e = &st->bk[st->nbk++];
     e->instr = q;
     snprintf(e->id, sizeof e->id, "%s", id);

@@ -119,6 +119,10 @@ typedef struct cp_state {
  * explanation, used when the state does not list it yet).  @return 0, or -1
  * when out of memory. */
 int cp_state_bucket_add(cp_state *st, int q, const char *id, long long n, const char *words);
+/* Make room for `extra` more buckets, so that as many cp_state_bucket_add
+ * calls cannot fail (a batch's counts enter the state whole or not at all).
+ * @return 0, or -1 when out of memory. */
+int cp_state_bucket_reserve(cp_state *st, size_t extra);
 /* @return the index of bucket `id` of instruction index q in st->bk, or -1. */
 long cp_state_bucket_find(const cp_state *st, int q, const char *id);
 /* Free st's bucket list (the state itself is the caller's). */

@@ -954,6 +954,17 @@ static void account_batch(loop_ctx *L, batch *b, const rec *list, size_t nlist, 
         }
         if (L->stopped)
             return;
+        /* room for the batch's buckets first: its counts enter the state all together or not at all */
+        size_t most = 0;
+        int oom = 0;
+        for (size_t c = 0; c < b->nchunks; c++) {
+            most += b->tl[c].n;
+            oom |= b->tl[c].oom;
+        }
+        if (oom || cp_state_bucket_reserve(o->cstate, most)) {
+            loop_fail(L, RUN_ERR_NOMEM);
+            return;
+        }
         cp_istate *cs = &o->cstate->in[r->cp];
         for (int k = 0; k < CP_NCLASS; k++) {
             cs->cls[k] += ncls[k];
@@ -964,10 +975,6 @@ static void account_batch(loop_ctx *L, batch *b, const rec *list, size_t nlist, 
         }
         /* the disagreements by bucket, into the same state */
         for (size_t c = 0; c < b->nchunks; c++) {
-            if (b->tl[c].oom) {
-                loop_fail(L, RUN_ERR_NOMEM);
-                return;
-            }
             for (size_t q = 0; q < b->tl[c].n; q++) {
                 const tally_e *e = &b->tl[c].e[q];
                 rf_bucket bk;
@@ -975,10 +982,7 @@ static void account_batch(loop_ctx *L, batch *b, const rec *list, size_t nlist, 
                 snprintf(bk.id, sizeof bk.id, "%016llx", (unsigned long long)e->id);
                 if (cp_state_bucket_find(o->cstate, r->cp, bk.id) < 0)
                     tally_describe(b, e, &bk);
-                if (cp_state_bucket_add(o->cstate, r->cp, bk.id, e->n, bk.words)) {
-                    loop_fail(L, RUN_ERR_NOMEM);
-                    return;
-                }
+                cp_state_bucket_add(o->cstate, r->cp, bk.id, e->n, bk.words);  /* cannot fail: room made */
             }
         }
         ps->model_s += model_s;

@@ -7,6 +7,7 @@
 #include "mmafuzz_gen.h"
 
 #include <ctype.h>
+#include <stdlib.h>
 #include <stdio.h>
 #include <string.h>
 #define XXH_INLINE_ALL
@@ -498,6 +499,44 @@ void rf_bucket_id_of(const mf_instr *in, const rf_catalogue *cat, const mf_case 
                      uint64_t d_model, rf_bucket *out, long long *evals)
 {
     bucket_of(in, cat, cs, d_dev, d_model, out, evals, 0);
+}
+
+struct rf_classifier {
+    const mf_instr *in;
+    rf_catalogue cat;
+    uint64_t id[RF_MAX_VARIANTS];  /* the bucket id of a case explained first by variant i */
+};
+
+rf_classifier *rf_classifier_new(const mf_instr *in, const mf_instr *model)
+{
+    rf_classifier *c = malloc(sizeof *c);
+    if (!c)
+        return NULL;
+    c->in = in;
+    rf_catalogue_build(model, &c->cat);
+    for (int i = 0; i < c->cat.n; i++) {
+        rf_bucket b;
+        rf_bucket_by_first(in, &c->cat, i, NULL, 0, 0, &b);
+        c->id[i] = strtoull(b.id, NULL, 16);
+    }
+    return c;
+}
+
+void rf_classifier_free(rf_classifier *c) { free(c); }
+
+uint64_t rf_classify(const rf_classifier *c, const mf_case *cs, uint64_t d_dev, uint64_t d_model)
+{
+    int first = rf_explain_first(&c->cat, cs, d_dev, NULL);
+    if (first >= 0)
+        return c->id[first];
+    rf_bucket b;
+    rf_bucket_by_first(c->in, &c->cat, -1, cs, d_dev, d_model, &b);
+    return strtoull(b.id, NULL, 16);
+}
+
+void rf_classify_bucket(const rf_classifier *c, const mf_case *cs, uint64_t d_dev, uint64_t d_model, rf_bucket *b)
+{
+    rf_bucket_by_first(c->in, &c->cat, rf_explain_first(&c->cat, cs, d_dev, NULL), cs, d_dev, d_model, b);
 }
 
 /* ---------------------------------------------------------------- helpers */

@@ -153,6 +153,21 @@ int rf_explain_first(const rf_catalogue *cat, const mf_case *cs, uint64_t d_dev,
 void rf_bucket_by_first(const mf_instr *in, const rf_catalogue *cat, int first, const mf_case *cs, uint64_t d_dev,
                         uint64_t d_model, rf_bucket *out);
 
+/* The classifier of one instruction run against one model row: the row's
+ * variant catalogue and the id of each explained bucket, computed once.
+ * Read-only after rf_classifier_new, so threads share it. */
+typedef struct rf_classifier rf_classifier;
+/* @return NULL when out of memory. */
+rf_classifier *rf_classifier_new(const mf_instr *in, const mf_instr *model);
+void rf_classifier_free(rf_classifier *c);
+/* The bucket id (the number whose 16 hex digits rf_bucket.id holds) of a
+ * disagreeing case (device output d_dev, the model row's d_model): the
+ * variants are tried up to the first that reproduces d_dev; an explained
+ * case costs no string work.  Equal to rf_bucket_id_of's id.  Thread-safe. */
+uint64_t rf_classify(const rf_classifier *c, const mf_case *cs, uint64_t d_dev, uint64_t d_model);
+/* The whole bucket (id, key, words) of the same case. */
+void rf_classify_bucket(const rf_classifier *c, const mf_case *cs, uint64_t d_dev, uint64_t d_model, rf_bucket *b);
+
 /* --------------------------------------------------------------- helpers */
 
 /* The bits of the value (-1)^sign * sig * 2^exp in format f, if it is

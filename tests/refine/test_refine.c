@@ -245,8 +245,64 @@ static void test_papers_probes(void)
           c ? c->text : "?");
 }
 
+/* run's classifier (an explained case's bucket id looked up per variant,
+ * computed once) gives the id rf_bucket_id_of computes from the case's
+ * whole key, on random cases whose device output is another architecture's
+ * row (explained), the model's output with its last bit flipped, and random
+ * bits (mostly unexplained); and rf_classify_bucket the same bucket. */
+static void test_classifier_is_the_key(void)
+{
+    static const char *const pairs[][2] = {
+        {"hopper/mma.m16n8k16.f16.f16.f16.f16", "ampere/mma.m16n8k16.f16.f16.f16.f16"},
+        {"hopper/mma.m16n8k16.f32.bf16.bf16.f32", "ampere/mma.m16n8k16.f32.bf16.bf16.f32"},
+        {"ampere/mma.m16n8k8.f32.tf32.tf32.f32", "ampere/mma.m16n8k8.f32.tf32.tf32.f32"},
+    };
+    static rf_catalogue cat;
+    int explained = 0, unexplained = 0;
+    for (size_t p = 0; p < sizeof pairs / sizeof *pairs; p++) {
+        const mf_instr *in = mf_instr_find(pairs[p][0]), *model = mf_instr_find(pairs[p][1]);
+        const mf_instr *other = in ? mf_instr_on_arch(in, mf_arch_by_name("volta")) : NULL;
+        CHECK(in && model, "rows %s %s missing", pairs[p][0], pairs[p][1]);
+        if (!in || !model)
+            continue;
+        rf_classifier *c = rf_classifier_new(in, model);
+        CHECK(c != NULL, "out of memory");
+        if (!c)
+            continue;
+        rf_catalogue_build(model, &cat);
+        uint64_t st = 0x5eed + p;
+        for (int q = 0; q < 3000; q++) {
+            mf_case cs;
+            rf_random_case(model, &st, &cs);
+            uint64_t dm = mf_eval(model, &cs), dd;
+            if (q % 3 == 0)
+                dd = mf_eval(in != model ? in : other ? other : model, &cs);
+            else if (q % 3 == 1)
+                dd = dm ^ 1;
+            else
+                dd = (st * 0x9e3779b97f4a7c15ULL) & ((UINT64_C(1) << mf_format_get(model->fd)->bits) - 1);
+            if (dd == dm || mf_output_equal(in, dd, dm))
+                continue;
+            rf_bucket want, got;
+            rf_bucket_id_of(in, &cat, &cs, dd, dm, &want, NULL);
+            rf_classify_bucket(c, &cs, dd, dm, &got);
+            uint64_t id = rf_classify(c, &cs, dd, dm);
+            explained += want.explained;
+            unexplained += !want.explained;
+            char hex[RF_BUCKET_ID];
+            snprintf(hex, sizeof hex, "%016llx", (unsigned long long)id);
+            CHECK(!strcmp(hex, want.id) && !strcmp(got.id, want.id) && !strcmp(got.key, want.key),
+                  "%s case %d: classifier %s / %s, key %s (%s)", pairs[p][0], q, hex, got.id, want.id, want.key);
+        }
+        rf_classifier_free(c);
+    }
+    CHECK(explained > 100 && unexplained > 100, "cases: %d explained, %d unexplained (both kinds wanted)", explained,
+          unexplained);
+}
+
 int main(void)
 {
+    test_classifier_is_the_key();
     test_papers_probes();
     test_bucket_is_the_row();
     test_directed_roundings();

@@ -115,38 +115,78 @@ MF_HD static int64_t tile_dot(const gen_ctx *g, size_t slot, int i, int j)
     return dot;
 }
 
-MF_HD void gen_int_tile(const gen_ctx *g, size_t slot, gen_rng *r, gen_kind kind)
+/* The integer tile's plan, drawn from a copy of the tile stream. */
+typedef struct int_plan {
+    int w;                /* the magnitude window of window and cancel */
+    uint32_t zero_rows;   /* zero: bit i & 31 zeroes row i of A, bit (j + 16) & 31 column j of B */
+} int_plan;
+
+MF_HD static int_plan int_plan_of(const gen_rng *tile_rng, gen_kind kind)
+{
+    gen_rng pr = *tile_rng;
+    const int windows[4] = {1, 3, 7, 15};
+    int_plan p;
+    p.w = windows[rng_below(&pr, 4)];
+    /* zero: some rows of A or columns of B all zero */
+    p.zero_rows = kind == GEN_ZERO ? (uint32_t)rng_next(&pr) : 0;
+    return p;
+}
+
+/* One part (mmafuzz_gen.h: gen_run_part) of an integer tile. */
+MF_HD static void int_part(const gen_ctx *g, size_t slot, const int_plan *p, const gen_rng *tile_rng, gen_kind kind,
+                           int phase, int part)
 {
     const mf_instr *in = g->in;
     const size_t ea = mf_tile_elem_bytes(in->fa), eb = mf_tile_elem_bytes(in->fb), ec = mf_tile_elem_bytes(in->fc);
-    const int windows[4] = {1, 3, 7, 15};
-    const int w = windows[rng_below(r, 4)];
-    /* zero: some rows of A or columns of B all zero */
-    const uint32_t zero_rows = kind == GEN_ZERO ? (uint32_t)rng_next(r) : 0;
-    for (int i = 0; i < g->m; i++)
+    const int w = p->w;
+    gen_rng rs = rng_split(tile_rng, (uint64_t)phase << 32 | (uint32_t)part), *r = &rs;
+    if (phase == 0 && part >= 0 && part < g->m) {
+        const int i = part;
         for (int q = 0; q < g->k; q++)
-            mf_elem_set(ea, g->A, IA(i, q), (zero_rows >> (i & 31)) & 1 ? 0 : int_draw(in->fa, kind, r, w));
-    for (int j = 0; j < g->n; j++)
+            mf_elem_set(ea, g->A, IA(i, q), (p->zero_rows >> (i & 31)) & 1 ? 0 : int_draw(in->fa, kind, r, w));
+        return;
+    }
+    if (phase == 0 && part >= g->m && part < g->m + g->n) {
+        const int j = part - g->m;
         for (int q = 0; q < g->k; q++)
-            mf_elem_set(eb, g->B, IB(j, q), (zero_rows >> ((j + 16) & 31)) & 1 ? 0 : int_draw(in->fb, kind, r, w));
+            mf_elem_set(eb, g->B, IB(j, q), (p->zero_rows >> ((j + 16) & 31)) & 1 ? 0 : int_draw(in->fb, kind, r, w));
+        return;
+    }
+    if (phase != 1 || part < 0 || part >= g->m)
+        return;
+    /* row i of C; cancel, boundary and zero read A row i and B back for A.B */
+    const int i = part;
     const int64_t lo = -(INT64_C(1) << 31), hi = (INT64_C(1) << 31) - 1;
-    for (int i = 0; i < g->m; i++)
-        for (int j = 0; j < g->n; j++) {
-            int64_t c;
-            switch (kind) {
-            case GEN_CANCEL: c = -tile_dot(g, slot, i, j) + rng_range(r, -2, 2); break;
-            case GEN_BOUNDARY: {
-                int64_t dot = tile_dot(g, slot, i, j), delta = rng_range(r, -3, 3);
-                uint32_t x = rng_below(r, 4);
-                /* the sum dot + c lands at MAX + delta or MIN + delta (c itself clamped to s32) */
-                c = x == 0 ? hi - dot + delta : x == 1 ? lo - dot + delta : x == 2 ? hi - rng_range(r, 0, 3)
-                                                                                  : lo + rng_range(r, 0, 3);
-                c = c < lo ? lo : c > hi ? hi : c;
-                break;
-            }
-            case GEN_ZERO: c = (rng_next(r) & 1) ? 0 : -tile_dot(g, slot, i, j); break;
-            default: c = c_draw(kind, r, w); break;
-            }
-            mf_elem_set(ec, g->C, IC(i, j), int_bits(MF_FMT_S32, c));
+    for (int j = 0; j < g->n; j++) {
+        int64_t c;
+        switch (kind) {
+        case GEN_CANCEL: c = -tile_dot(g, slot, i, j) + rng_range(r, -2, 2); break;
+        case GEN_BOUNDARY: {
+            int64_t dot = tile_dot(g, slot, i, j), delta = rng_range(r, -3, 3);
+            uint32_t x = rng_below(r, 4);
+            /* the sum dot + c lands at MAX + delta or MIN + delta (c itself clamped to s32) */
+            c = x == 0 ? hi - dot + delta : x == 1 ? lo - dot + delta : x == 2 ? hi - rng_range(r, 0, 3)
+                                                                              : lo + rng_range(r, 0, 3);
+            c = c < lo ? lo : c > hi ? hi : c;
+            break;
         }
+        case GEN_ZERO: c = (rng_next(r) & 1) ? 0 : -tile_dot(g, slot, i, j); break;
+        default: c = c_draw(kind, r, w); break;
+        }
+        mf_elem_set(ec, g->C, IC(i, j), int_bits(MF_FMT_S32, c));
+    }
+}
+
+MF_HD void gen_int_part(const gen_ctx *g, size_t slot, const gen_rng *tile_rng, gen_kind kind, int phase, int part)
+{
+    int_plan p = int_plan_of(tile_rng, kind);
+    int_part(g, slot, &p, tile_rng, kind, phase, part);
+}
+
+MF_HD void gen_int_run(const gen_ctx *g, size_t slot, const gen_rng *tile_rng, gen_kind kind)
+{
+    int_plan p = int_plan_of(tile_rng, kind);
+    for (int phase = 0; phase < 2; phase++)
+        for (int part = 0, np = gen_part_count(g, phase); part < np; part++)
+            int_part(g, slot, &p, tile_rng, kind, phase, part);
 }

@@ -132,61 +132,64 @@ MF_HD static int_plan int_plan_of(const gen_rng *tile_rng, gen_kind kind)
     return p;
 }
 
-/* One part (mmafuzz_gen.h: gen_run_part) of an integer tile. */
-MF_HD static void int_part(const gen_ctx *g, size_t slot, const int_plan *p, const gen_rng *tile_rng, gen_kind kind,
-                           int phase, int part)
+/* Parts first .. last-1 of phase `phase` (mmafuzz_gen.h: gen_run_part) of
+ * an integer tile, all of one kind: rows of A, columns of B or rows of C. */
+MF_HD static void int_parts(const gen_ctx *g, size_t slot, const int_plan *p, const gen_rng *tile_rng, gen_kind kind,
+                            int phase, int first, int last)
 {
     const mf_instr *in = g->in;
     const size_t ea = mf_tile_elem_bytes(in->fa), eb = mf_tile_elem_bytes(in->fb), ec = mf_tile_elem_bytes(in->fc);
     const int w = p->w;
-    gen_rng rs = rng_split(tile_rng, (uint64_t)phase << 32 | (uint32_t)part), *r = &rs;
-    if (phase == 0 && part >= 0 && part < g->m) {
-        const int i = part;
-        for (int q = 0; q < g->k; q++)
-            mf_elem_set(ea, g->A, IA(i, q), (p->zero_rows >> (i & 31)) & 1 ? 0 : int_draw(in->fa, kind, r, w));
-        return;
-    }
-    if (phase == 0 && part >= g->m && part < g->m + g->n) {
-        const int j = part - g->m;
-        for (int q = 0; q < g->k; q++)
-            mf_elem_set(eb, g->B, IB(j, q), (p->zero_rows >> ((j + 16) & 31)) & 1 ? 0 : int_draw(in->fb, kind, r, w));
-        return;
-    }
-    if (phase != 1 || part < 0 || part >= g->m)
-        return;
-    /* row i of C; cancel, boundary and zero read A row i and B back for A.B */
-    const int i = part;
+    const uint32_t zero_rows = p->zero_rows;
     const int64_t lo = -(INT64_C(1) << 31), hi = (INT64_C(1) << 31) - 1;
-    for (int j = 0; j < g->n; j++) {
-        int64_t c;
-        switch (kind) {
-        case GEN_CANCEL: c = -tile_dot(g, slot, i, j) + rng_range(r, -2, 2); break;
-        case GEN_BOUNDARY: {
-            int64_t dot = tile_dot(g, slot, i, j), delta = rng_range(r, -3, 3);
-            uint32_t x = rng_below(r, 4);
-            /* the sum dot + c lands at MAX + delta or MIN + delta (c itself clamped to s32) */
-            c = x == 0 ? hi - dot + delta : x == 1 ? lo - dot + delta : x == 2 ? hi - rng_range(r, 0, 3)
-                                                                              : lo + rng_range(r, 0, 3);
-            c = c < lo ? lo : c > hi ? hi : c;
-            break;
+    for (int part = first; part < last; part++) {
+        gen_rng rs = rng_split(tile_rng, (uint64_t)phase << 32 | (uint32_t)part), *r = &rs;
+        if (phase == 0 && part < g->m) {
+            const int i = part;
+            for (int q = 0; q < g->k; q++)
+                mf_elem_set(ea, g->A, IA(i, q), (zero_rows >> (i & 31)) & 1 ? 0 : int_draw(in->fa, kind, r, w));
+            continue;
         }
-        case GEN_ZERO: c = (rng_next(r) & 1) ? 0 : -tile_dot(g, slot, i, j); break;
-        default: c = c_draw(kind, r, w); break;
+        if (phase == 0) {
+            const int j = part - g->m;
+            for (int q = 0; q < g->k; q++)
+                mf_elem_set(eb, g->B, IB(j, q), (zero_rows >> ((j + 16) & 31)) & 1 ? 0 : int_draw(in->fb, kind, r, w));
+            continue;
         }
-        mf_elem_set(ec, g->C, IC(i, j), int_bits(MF_FMT_S32, c));
+        /* row i of C; cancel, boundary and zero read A row i and B back for A.B */
+        const int i = part;
+        for (int j = 0; j < g->n; j++) {
+            int64_t c;
+            switch (kind) {
+            case GEN_CANCEL: c = -tile_dot(g, slot, i, j) + rng_range(r, -2, 2); break;
+            case GEN_BOUNDARY: {
+                int64_t dot = tile_dot(g, slot, i, j), delta = rng_range(r, -3, 3);
+                uint32_t x = rng_below(r, 4);
+                /* the sum dot + c lands at MAX + delta or MIN + delta (c itself clamped to s32) */
+                c = x == 0 ? hi - dot + delta : x == 1 ? lo - dot + delta : x == 2 ? hi - rng_range(r, 0, 3)
+                                                                                  : lo + rng_range(r, 0, 3);
+                c = c < lo ? lo : c > hi ? hi : c;
+                break;
+            }
+            case GEN_ZERO: c = (rng_next(r) & 1) ? 0 : -tile_dot(g, slot, i, j); break;
+            default: c = c_draw(kind, r, w); break;
+            }
+            mf_elem_set(ec, g->C, IC(i, j), int_bits(MF_FMT_S32, c));
+        }
     }
 }
 
 MF_HD void gen_int_part(const gen_ctx *g, size_t slot, const gen_rng *tile_rng, gen_kind kind, int phase, int part)
 {
+    if (part < 0 || part >= gen_part_count(g, phase))
+        return;
     int_plan p = int_plan_of(tile_rng, kind);
-    int_part(g, slot, &p, tile_rng, kind, phase, part);
+    int_parts(g, slot, &p, tile_rng, kind, phase, part, part + 1);
 }
 
 MF_HD void gen_int_run(const gen_ctx *g, size_t slot, const gen_rng *tile_rng, gen_kind kind)
 {
     int_plan p = int_plan_of(tile_rng, kind);
     for (int phase = 0; phase < 2; phase++)
-        for (int part = 0, np = gen_part_count(g, phase); part < np; part++)
-            int_part(g, slot, &p, tile_rng, kind, phase, part);
+        int_parts(g, slot, &p, tile_rng, kind, phase, 0, gen_part_count(g, phase));
 }

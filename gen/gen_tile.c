@@ -160,6 +160,13 @@ MF_HD static part_role part_role_of(const gen_ctx *g, int phase, int part, int *
     return phase == 1 && part >= 0 && part < g->m ? ROLE_C : ROLE_NONE;
 }
 
+/* The stream of the part that writes row / column idx of `role`. */
+MF_HD static inline gen_rng role_rng(const gen_ctx *g, const gen_rng *tile_rng, part_role role, int idx)
+{
+    int phase = role == ROLE_C, part = role == ROLE_B ? g->m + idx : idx;
+    return rng_split(tile_rng, (uint64_t)phase << 32 | (uint32_t)part);
+}
+
 #define PLAN_NONE INT16_MIN   /* a K position of the plan that is zero */
 
 /* The per-tile plan of every generator (each uses what it needs). */
@@ -247,45 +254,51 @@ MF_HD static void plan_uniform(const gen_ctx *g, gen_rng *pr, uint64_t tile, til
     (void)g, (void)pr, (void)tile, (void)p;
 }
 
-MF_HD static void part_uniform(const gen_ctx *g, size_t slot, const tile_plan *p, gen_rng *r, part_role role, int idx,
-                             uint64_t tile)
+MF_HD static void part_uniform(const gen_ctx *g, size_t slot, const tile_plan *p, const gen_rng *tr,
+                               part_role role, int i0, int i1, uint64_t tile)
 {
     (void)tile;
-    if (role == ROLE_A)
-        uniform_run(r, &p->va, g->A, IA(idx, 0), (size_t)g->k);
-    else if (role == ROLE_B)
-        uniform_run(r, &p->vb, g->B, IB(idx, 0), (size_t)g->k);
-    else
-        uniform_run(r, &p->vc, g->C, IC(idx, 0), (size_t)g->n);
-    part_scales(g, slot, r, 1, role, idx);
+    for (int idx = i0; idx < i1; idx++) {
+        gen_rng rs = role_rng(g, tr, role, idx), *r = &rs;
+        if (role == ROLE_A)
+            uniform_run(r, &p->va, g->A, IA(idx, 0), (size_t)g->k);
+        else if (role == ROLE_B)
+            uniform_run(r, &p->vb, g->B, IB(idx, 0), (size_t)g->k);
+        else
+            uniform_run(r, &p->vc, g->C, IC(idx, 0), (size_t)g->n);
+        part_scales(g, slot, r, 1, role, idx);
+    }
 }
 
 /* A part of a tile from the plan's ea[]/eb[] exponents, a jitter window w
  * added per element, c at exponent ec (INT_MIN: zero). */
-MF_HD static void part_from_plan(const gen_ctx *g, size_t slot, const tile_plan *p, gen_rng *r, part_role role, int idx,
-                             uint64_t tile)
+MF_HD static void part_from_plan(const gen_ctx *g, size_t slot, const tile_plan *p, const gen_rng *tr,
+                                 part_role role, int i0, int i1, uint64_t tile)
 {
     (void)tile;
     const int w = p->w, ec = p->ec;
     /* a local copy of the format: the stores below cannot alias it */
     const vfmt v = role == ROLE_A ? p->va : role == ROLE_B ? p->vb : p->vc;
-    if (role == ROLE_A) {
-        for (int kk = 0; kk < g->k; kk++) {
-            uint64_t x = rng_next(r);
-            mf_elem_set(v.es, g->A, IA(idx, kk), p->ea[kk] == PLAN_NONE ? 0 : vf_at(&v, x, p->ea[kk], w));
+    for (int idx = i0; idx < i1; idx++) {
+        gen_rng rs = role_rng(g, tr, role, idx), *r = &rs;
+        if (role == ROLE_A) {
+            for (int kk = 0; kk < g->k; kk++) {
+                uint64_t x = rng_next(r);
+                mf_elem_set(v.es, g->A, IA(idx, kk), p->ea[kk] == PLAN_NONE ? 0 : vf_at(&v, x, p->ea[kk], w));
+            }
+        } else if (role == ROLE_B) {
+            for (int kk = 0; kk < g->k; kk++) {
+                uint64_t x = rng_next(r);
+                mf_elem_set(v.es, g->B, IB(idx, kk), p->eb[kk] == PLAN_NONE ? 0 : vf_at(&v, x, p->eb[kk], w));
+            }
+        } else {
+            for (int j = 0; j < g->n; j++) {
+                uint64_t x = rng_next(r);
+                mf_elem_set(v.es, g->C, IC(idx, j), ec == INT_MIN ? 0 : vf_at(&v, x, ec - w, 2 * w));
+            }
         }
-    } else if (role == ROLE_B) {
-        for (int kk = 0; kk < g->k; kk++) {
-            uint64_t x = rng_next(r);
-            mf_elem_set(v.es, g->B, IB(idx, kk), p->eb[kk] == PLAN_NONE ? 0 : vf_at(&v, x, p->eb[kk], w));
-        }
-    } else {
-        for (int j = 0; j < g->n; j++) {
-            uint64_t x = rng_next(r);
-            mf_elem_set(v.es, g->C, IC(idx, j), ec == INT_MIN ? 0 : vf_at(&v, x, ec - w, 2 * w));
-        }
+        part_scales(g, slot, r, 0, role, idx);
     }
-    part_scales(g, slot, r, 0, role, idx);
 }
 
 MF_HD static void plan_window(const gen_ctx *g, gen_rng *pr, uint64_t tile, tile_plan *p)
@@ -322,60 +335,65 @@ MF_HD static void plan_cancel(const gen_ctx *g, gen_rng *pr, uint64_t tile, tile
     p->mode = (int)rng_below(pr, 2);   /* 0: pairs cancel; 1: c also cancels product 0 */
 }
 
-MF_HD static void part_cancel(const gen_ctx *g, size_t slot, const tile_plan *p, gen_rng *r, part_role role, int idx,
-                             uint64_t tile)
+MF_HD static void part_cancel(const gen_ctx *g, size_t slot, const tile_plan *p, const gen_rng *tr,
+                              part_role role, int i0, int i1, uint64_t tile)
 {
     (void)tile;
     const mf_instr *in = g->in;
     const int first = p->mode ? 1 : 0;         /* positions before `first` are left alone */
-    if (role == ROLE_A || role == ROLE_B) {
-        const vfmt vv = role == ROLE_A ? p->va : p->vb, *v = &vv;   /* a copy: the stores cannot alias it */
-        uint64_t asign = UINT64_C(1) << (p->va.L.bits - 1), lowa = UINT64_C(1) << p->va.L.low,
-                 lowb = UINT64_C(1) << p->vb.L.low, prev = 0;
-        int e = role == ROLE_A ? p->ca : p->cb;
-        for (int kk = 0; kk < g->k; kk++) {
-            uint64_t x = rng_next(r), val;
-            if (kk >= first + 1 && (kk - first) % 2 == 1) {
-                if (role == ROLE_A) {
-                    val = prev ^ asign;   /* the negated partner */
-                    if (x & 1)
-                        val ^= lowa * (1 + (((x >> 1) & 0xFFFF) * 3 >> 16));
-                } else {
-                    val = prev;
-                    if (x & 1)
-                        val ^= lowb;
-                }
-            } else {
-                val = vf_at(v, x, e, 1);
-            }
-            if (role == ROLE_A)
-                mf_elem_set(v->es, g->A, IA(idx, kk), val);
-            else
-                mf_elem_set(v->es, g->B, IB(idx, kk), val);
-            prev = val;
-        }
-        part_scales(g, slot, r, 0, role, idx);
-        return;
-    }
-    /* row idx of C; mode 1 reads a0 = A[idx][0] and b0 = B[j][0] back */
-    const vfmt vc = p->vc;
+    /* a copy of the format written: the stores cannot alias it */
+    const vfmt vv = role == ROLE_A ? p->va : role == ROLE_B ? p->vb : p->vc, *v = &vv;
+    const uint64_t asign = UINT64_C(1) << (p->va.L.bits - 1), lowa = UINT64_C(1) << p->va.L.low,
+                   lowb = UINT64_C(1) << p->vb.L.low;
+    const int e = role == ROLE_A ? p->ca : p->cb;
     const int mode = p->mode, ecb = p->ca + p->cb - 8;
     const size_t esa = p->va.es, esb = p->vb.es;
-    mf_value a0;
-    memset(&a0, 0, sizeof a0);
-    if (mode)
-        a0 = mf_decode(in->fa, mf_elem_get(esa, g->A, IA(idx, 0)));
-    for (int j = 0; j < g->n; j++) {
-        uint64_t x = rng_next(r), c;
-        if (mode) {
-            mf_value b0 = mf_decode(in->fb, mf_elem_get(esb, g->B, IB(j, 0)));
-            c = product_into(in->fc, in, a0, b0, 1);
-            if (x & 1)
-                c ^= UINT64_C(1) << (vc.L.low + (int)(((x >> 1) & 0xFFFF) * 3 >> 16));
-        } else {
-            c = x & 1 ? 0 : vf_at(&vc, rng_next(r), ecb - (int)(((x >> 1) & 0xFFFF) * 23 >> 16), 0);
+    for (int idx = i0; idx < i1; idx++) {
+        gen_rng rs = role_rng(g, tr, role, idx), *r = &rs;
+        if (role == ROLE_A || role == ROLE_B) {
+            uint64_t prev = 0;
+            for (int kk = 0; kk < g->k; kk++) {
+                uint64_t x = rng_next(r), val;
+                if (kk >= first + 1 && (kk - first) % 2 == 1) {
+                    if (role == ROLE_A) {
+                        val = prev ^ asign;   /* the negated partner */
+                        if (x & 1)
+                            val ^= lowa * (1 + (((x >> 1) & 0xFFFF) * 3 >> 16));
+                    } else {
+                        val = prev;
+                        if (x & 1)
+                            val ^= lowb;
+                    }
+                } else {
+                    val = vf_at(v, x, e, 1);
+                }
+                if (role == ROLE_A)
+                    mf_elem_set(v->es, g->A, IA(idx, kk), val);
+                else
+                    mf_elem_set(v->es, g->B, IB(idx, kk), val);
+                prev = val;
+            }
+            part_scales(g, slot, r, 0, role, idx);
+            continue;
         }
-        mf_elem_set(vc.es, g->C, IC(idx, j), c);
+        /* row idx of C; mode 1 reads a0 = A[idx][0] and b0 = B[j][0] back */
+        const vfmt vc = *v;
+        mf_value a0;
+        memset(&a0, 0, sizeof a0);
+        if (mode)
+            a0 = mf_decode(in->fa, mf_elem_get(esa, g->A, IA(idx, 0)));
+        for (int j = 0; j < g->n; j++) {
+            uint64_t x = rng_next(r), c;
+            if (mode) {
+                mf_value b0 = mf_decode(in->fb, mf_elem_get(esb, g->B, IB(j, 0)));
+                c = product_into(in->fc, in, a0, b0, 1);
+                if (x & 1)
+                    c ^= UINT64_C(1) << (vc.L.low + (int)(((x >> 1) & 0xFFFF) * 3 >> 16));
+            } else {
+                c = x & 1 ? 0 : vf_at(&vc, rng_next(r), ecb - (int)(((x >> 1) & 0xFFFF) * 23 >> 16), 0);
+            }
+            mf_elem_set(vc.es, g->C, IC(idx, j), c);
+        }
     }
 }
 
@@ -384,23 +402,26 @@ MF_HD static void plan_special(const gen_ctx *g, gen_rng *pr, uint64_t tile, til
     (void)g, (void)pr, (void)tile, (void)p;
 }
 
-MF_HD static void part_special(const gen_ctx *g, size_t slot, const tile_plan *p, gen_rng *r, part_role role, int idx,
-                             uint64_t tile)
+MF_HD static void part_special(const gen_ctx *g, size_t slot, const tile_plan *p, const gen_rng *tr,
+                               part_role role, int i0, int i1, uint64_t tile)
 {
     (void)tile;
     const vfmt vv = role == ROLE_A ? p->va : role == ROLE_B ? p->vb : p->vc, *v = &vv;   /* a copy (aliasing) */
     void *base = role == ROLE_A ? g->A : role == ROLE_B ? g->B : g->C;
-    size_t first = role == ROLE_A ? IA(idx, 0) : role == ROLE_B ? IB(idx, 0) : IC(idx, 0);
-    size_t count = role == ROLE_C ? (size_t)g->n : (size_t)g->k;
-    const uint64_t *list = rv_special_list[v->f];
-    const uint64_t nlist = rv_special_count[v->f];
-    for (size_t i = 0; i < count; i++) {
-        uint64_t x = rng_next(r);
-        /* three in eight a special value, else a number near 1 (exponent -4..4) */
-        uint64_t val = (x & 7) < 3 ? list[(((x >> 8) & 0xFFFF) * nlist) >> 16] : vf_at(v, rng_next(r), -4, 8);
-        mf_elem_set(v->es, base, first + i, val);
+    for (int idx = i0; idx < i1; idx++) {
+        gen_rng rs = role_rng(g, tr, role, idx), *r = &rs;
+        size_t first = role == ROLE_A ? IA(idx, 0) : role == ROLE_B ? IB(idx, 0) : IC(idx, 0);
+        size_t count = role == ROLE_C ? (size_t)g->n : (size_t)g->k;
+        const uint64_t *list = rv_special_list[v->f];
+        const uint64_t nlist = rv_special_count[v->f];
+        for (size_t i = 0; i < count; i++) {
+            uint64_t x = rng_next(r);
+            /* three in eight a special value, else a number near 1 (exponent -4..4) */
+            uint64_t val = (x & 7) < 3 ? list[(((x >> 8) & 0xFFFF) * nlist) >> 16] : vf_at(v, rng_next(r), -4, 8);
+            mf_elem_set(v->es, base, first + i, val);
+        }
+        part_scales(g, slot, r, 1, role, idx);
     }
-    part_scales(g, slot, r, 1, role, idx);
 }
 
 /* Boundaries (products and sums at the output format's thresholds, alignment
@@ -504,23 +525,26 @@ MF_HD static void plan_table(const gen_ctx *g, gen_rng *pr, uint64_t tile, tile_
     (void)g, (void)pr, (void)tile, (void)p;   /* the plan is the tile number itself */
 }
 
-MF_HD static void part_table(const gen_ctx *g, size_t slot, const tile_plan *p, gen_rng *r, part_role role, int idx,
-                             uint64_t tile)
+MF_HD static void part_table(const gen_ctx *g, size_t slot, const tile_plan *p, const gen_rng *tr,
+                             part_role role, int i0, int i1, uint64_t tile)
 {
     uint64_t t = tile;
     int xa = (int)(t % NEXPC), xb = (int)(t / NEXPC % NEXPC), xc = (int)(t / (NEXPC * NEXPC) % NEXPC);
     int pat = (int)(t / (NEXPC * NEXPC * NEXPC) % NPAT);
     const vfmt v = role == ROLE_A ? p->va : role == ROLE_B ? p->vb : p->vc;   /* a copy (aliasing) */
-    if (role == ROLE_A)
-        for (int kk = 0; kk < g->k; kk++)
-            mf_elem_set(v.es, g->A, IA(idx, kk), table_value(r, &v, rng_next(r), xa, pat, 1));
-    else if (role == ROLE_B)
-        for (int kk = 0; kk < g->k; kk++)
-            mf_elem_set(v.es, g->B, IB(idx, kk), table_value(r, &v, rng_next(r), xb, pat, 1));
-    else
-        for (int j = 0; j < g->n; j++)
-            mf_elem_set(v.es, g->C, IC(idx, j), table_value(r, &v, rng_next(r), xc, pat, 0));
-    part_scales(g, slot, r, 0, role, idx);
+    for (int idx = i0; idx < i1; idx++) {
+        gen_rng rs = role_rng(g, tr, role, idx), *r = &rs;
+        if (role == ROLE_A)
+            for (int kk = 0; kk < g->k; kk++)
+                mf_elem_set(v.es, g->A, IA(idx, kk), table_value(r, &v, rng_next(r), xa, pat, 1));
+        else if (role == ROLE_B)
+            for (int kk = 0; kk < g->k; kk++)
+                mf_elem_set(v.es, g->B, IB(idx, kk), table_value(r, &v, rng_next(r), xb, pat, 1));
+        else
+            for (int j = 0; j < g->n; j++)
+                mf_elem_set(v.es, g->C, IC(idx, j), table_value(r, &v, rng_next(r), xc, pat, 0));
+        part_scales(g, slot, r, 0, role, idx);
+    }
 }
 
 /* Exact cancellation and signed zeros (the sign of a zero result, DOMAIN
@@ -542,45 +566,48 @@ MF_HD static void plan_zero(const gen_ctx *g, gen_rng *pr, uint64_t tile, tile_p
     p->cb = clampi(rng_range(pr, -3, 3), p->vb.L.emin, p->vb.L.emax - 1);
 }
 
-MF_HD static void part_zero(const gen_ctx *g, size_t slot, const tile_plan *p, gen_rng *r, part_role role, int idx,
-                             uint64_t tile)
+MF_HD static void part_zero(const gen_ctx *g, size_t slot, const tile_plan *p, const gen_rng *tr,
+                            part_role role, int i0, int i1, uint64_t tile)
 {
     (void)tile;
     const vfmt v = role == ROLE_A ? p->va : role == ROLE_B ? p->vb : p->vc;   /* a copy (aliasing) */
     const vfmt *va = &v, *vb = &v, *vc = &v;
     const int ca = p->ca, cb = p->cb;
-    if (role == ROLE_A) {
-        for (int kk = 0; kk < g->k; kk += 2) {
-            uint64_t x = rng_next(r);
-            int sign = (int)(x & 1), zero = (x >> 1 & 7) == 0 || kk + 1 == g->k;
-            uint64_t frac = va->L.fbits ? x >> (64 - va->L.fbits) : 0;
-            for (int h = 0; h < 2 && kk + h < g->k; h++) {   /* the partner: the same value, the other sign */
-                uint64_t v = zero ? signed_zero(va, sign ^ h)
-                                  : rv_make_in(&va->L, va->f, sign ^ h, ca + (int)(x >> 4 & 1), frac);
-                mf_elem_set(va->es, g->A, IA(idx, kk + h), v);
-            }
-        }
-    } else if (role == ROLE_B) {
-        uint64_t v = 0;
-        for (int kk = 0; kk < g->k; kk++) {
-            if (kk % 2 == 0) {
+    for (int idx = i0; idx < i1; idx++) {
+        gen_rng rs = role_rng(g, tr, role, idx), *r = &rs;
+        if (role == ROLE_A) {
+            for (int kk = 0; kk < g->k; kk += 2) {
                 uint64_t x = rng_next(r);
-                uint64_t frac = vb->L.fbits ? x >> (64 - vb->L.fbits) : 0;
-                v = rv_make_in(&vb->L, vb->f, (int)(x & 1), cb + (int)(x >> 1 & 1), frac);
+                int sign = (int)(x & 1), zero = (x >> 1 & 7) == 0 || kk + 1 == g->k;
+                uint64_t frac = va->L.fbits ? x >> (64 - va->L.fbits) : 0;
+                for (int h = 0; h < 2 && kk + h < g->k; h++) {   /* the partner: the same value, the other sign */
+                    uint64_t v = zero ? signed_zero(va, sign ^ h)
+                                      : rv_make_in(&va->L, va->f, sign ^ h, ca + (int)(x >> 4 & 1), frac);
+                    mf_elem_set(va->es, g->A, IA(idx, kk + h), v);
+                }
             }
-            mf_elem_set(vb->es, g->B, IB(idx, kk), v);   /* b' = b */
+        } else if (role == ROLE_B) {
+            uint64_t v = 0;
+            for (int kk = 0; kk < g->k; kk++) {
+                if (kk % 2 == 0) {
+                    uint64_t x = rng_next(r);
+                    uint64_t frac = vb->L.fbits ? x >> (64 - vb->L.fbits) : 0;
+                    v = rv_make_in(&vb->L, vb->f, (int)(x & 1), cb + (int)(x >> 1 & 1), frac);
+                }
+                mf_elem_set(vb->es, g->B, IB(idx, kk), v);   /* b' = b */
+            }
+        } else {
+            for (int j = 0; j < g->n; j++) {
+                uint64_t x = rng_next(r), c;
+                if (x & 6)
+                    c = signed_zero(vc, (int)(x & 1));
+                else
+                    c = vf_at(vc, rng_next(r), ca + cb - 30 + (int)(x >> 8 & 15), 0);
+                mf_elem_set(vc->es, g->C, IC(idx, j), c);
+            }
         }
-    } else {
-        for (int j = 0; j < g->n; j++) {
-            uint64_t x = rng_next(r), c;
-            if (x & 6)
-                c = signed_zero(vc, (int)(x & 1));
-            else
-                c = vf_at(vc, rng_next(r), ca + cb - 30 + (int)(x >> 8 & 15), 0);
-            mf_elem_set(vc->es, g->C, IC(idx, j), c);
-        }
+        part_scales(g, slot, r, 0, role, idx);
     }
-    part_scales(g, slot, r, 0, role, idx);
 }
 
 /* ------------------------------------------------------------ mutation of saved cases */
@@ -609,38 +636,41 @@ MF_HD static void plan_mutate(const gen_ctx *g, gen_rng *pr, uint64_t tile, tile
  * diagonal (s, s) for s < min(M, N) by part s (A row s, B column s and
  * C[s][s]; part M + s is then empty); beyond the diagonal, it gives A row s
  * or B column s only.  The off-diagonal c are the c of saved cases. */
-MF_HD static void part_mutate(const gen_ctx *g, size_t slot, const tile_plan *p, gen_rng *r, part_role role, int idx,
-                             uint64_t tile)
+MF_HD static void part_mutate(const gen_ctx *g, size_t slot, const tile_plan *p, const gen_rng *tr,
+                              part_role role, int i0, int i1, uint64_t tile)
 {
     (void)p, (void)tile;
     const mf_instr *in = g->in;
     const int diag = g->m < g->n ? g->m : g->n;
-    if (role == ROLE_C) {
-        for (int j = 0; j < g->n; j++) {
-            uint64_t c = g->view[rng_below(r, (uint32_t)g->nview)]->cs.c;
-            if (j != idx || idx >= diag)
-                abi_set(in->fc, g->C, IC(idx, j), c);
+    for (int idx = i0; idx < i1; idx++) {
+        gen_rng rs = role_rng(g, tr, role, idx), *r = &rs;
+        if (role == ROLE_C) {
+            for (int j = 0; j < g->n; j++) {
+                uint64_t c = g->view[rng_below(r, (uint32_t)g->nview)]->cs.c;
+                if (j != idx || idx >= diag)
+                    abi_set(in->fc, g->C, IC(idx, j), c);
+            }
+            continue;
         }
-        return;
-    }
-    if (role == ROLE_B && idx < diag)
-        return;   /* written with A row idx */
-    mf_case cs = g->view[rng_below(r, (uint32_t)g->nview)]->cs;
-    const mf_case *other = &g->view[rng_below(r, (uint32_t)g->nview)]->cs;
-    gen_mutate(in, r, &cs, other);
-    const int s = idx;
-    if (s < diag) {
-        gen_put_case(in, g->m, g->n, g->k, g->A, g->B, g->C, g->SA, g->SB, slot, s, &cs);
-    } else if (role == ROLE_A) {
-        for (int kk = 0; kk < g->k; kk++)
-            abi_set(in->fa, g->A, IA(s, kk), cs.a[kk]);
-        for (int q = 0; g->SA && g->SB && q < in->n_scales; q++)
-            abi_set(in->fs, g->SA, (slot * (size_t)g->m + (size_t)s) * in->n_scales + (size_t)q, cs.sa[q]);
-    } else {
-        for (int kk = 0; kk < g->k; kk++)
-            abi_set(in->fb, g->B, IB(s, kk), cs.b[kk]);
-        for (int q = 0; g->SA && g->SB && q < in->n_scales; q++)
-            abi_set(in->fs, g->SB, (slot * (size_t)g->n + (size_t)s) * in->n_scales + (size_t)q, cs.sb[q]);
+        if (role == ROLE_B && idx < diag)
+            continue;   /* written with A row idx */
+        mf_case cs = g->view[rng_below(r, (uint32_t)g->nview)]->cs;
+        const mf_case *other = &g->view[rng_below(r, (uint32_t)g->nview)]->cs;
+        gen_mutate(in, r, &cs, other);
+        const int s = idx;
+        if (s < diag) {
+            gen_put_case(in, g->m, g->n, g->k, g->A, g->B, g->C, g->SA, g->SB, slot, s, &cs);
+        } else if (role == ROLE_A) {
+            for (int kk = 0; kk < g->k; kk++)
+                abi_set(in->fa, g->A, IA(s, kk), cs.a[kk]);
+            for (int q = 0; g->SA && g->SB && q < in->n_scales; q++)
+                abi_set(in->fs, g->SA, (slot * (size_t)g->m + (size_t)s) * in->n_scales + (size_t)q, cs.sa[q]);
+        } else {
+            for (int kk = 0; kk < g->k; kk++)
+                abi_set(in->fb, g->B, IB(s, kk), cs.b[kk]);
+            for (int q = 0; g->SA && g->SB && q < in->n_scales; q++)
+                abi_set(in->fs, g->SB, (slot * (size_t)g->n + (size_t)s) * in->n_scales + (size_t)q, cs.sb[q]);
+        }
     }
 }
 
@@ -696,18 +726,14 @@ MF_HD static void plan_tile(const gen_ctx *g, gen_kind kind, const gen_rng *tile
     }
 }
 
-/* One part of a float (or mutate) tile, its plan at hand. */
-MF_HD static void run_part(const gen_ctx *g, gen_kind kind, const tile_plan *p, const gen_rng *tile_rng,
-                           uint64_t tile, size_t slot, int phase, int part)
+/* Rows / columns i0 .. i1-1 of `role` (their parts) of a float (or mutate)
+ * tile, its plan at hand. */
+MF_HD static void run_parts(const gen_ctx *g, gen_kind kind, const tile_plan *p, const gen_rng *tile_rng,
+                            uint64_t tile, size_t slot, part_role role, int i0, int i1)
 {
-    int idx;
-    part_role role = part_role_of(g, phase, part, &idx);
-    if (role == ROLE_NONE)
-        return;
-    gen_rng r = rng_split(tile_rng, (uint64_t)phase << 32 | (uint32_t)part);
     switch (kind) {
 #define MF_GENERATOR(E, name, weight, needs_pool, help)                                                           \
-    case GEN_##E: part_##name(g, slot, p, &r, role, idx, tile); break;
+    case GEN_##E: part_##name(g, slot, p, tile_rng, role, i0, i1, tile); break;
 #include "generators.def"
 #undef MF_GENERATOR
     default: break;
@@ -721,9 +747,13 @@ MF_HD void gen_run_part(const gen_ctx *g, gen_kind kind, const gen_rng *tile_rng
         gen_int_part(g, slot, tile_rng, kind, phase, part);
         return;
     }
+    int idx;
+    part_role role = part_role_of(g, phase, part, &idx);
+    if (role == ROLE_NONE)
+        return;
     tile_plan p;
     plan_tile(g, kind, tile_rng, tile, &p);
-    run_part(g, kind, &p, tile_rng, tile, slot, phase, part);
+    run_parts(g, kind, &p, tile_rng, tile, slot, role, idx, idx + 1);
 }
 
 MF_HD void gen_run(const gen_ctx *g, gen_kind kind, const gen_rng *r, uint64_t tile, size_t slot)
@@ -732,12 +762,13 @@ MF_HD void gen_run(const gen_ctx *g, gen_kind kind, const gen_rng *r, uint64_t t
         gen_int_run(g, slot, r, kind);
         return;
     }
-    /* the plan once, then every part: what gen_run_part gives part by part */
+    /* the plan once, then every part of phase 0 (A rows, B columns), then of
+     * phase 1 (C rows): what gen_run_part gives part by part */
     tile_plan p;
     plan_tile(g, kind, r, tile, &p);
-    for (int phase = 0; phase < 2; phase++)
-        for (int part = 0, np = gen_part_count(g, phase); part < np; part++)
-            run_part(g, kind, &p, r, tile, slot, phase, part);
+    run_parts(g, kind, &p, r, tile, slot, ROLE_A, 0, g->m);
+    run_parts(g, kind, &p, r, tile, slot, ROLE_B, 0, g->n);
+    run_parts(g, kind, &p, r, tile, slot, ROLE_C, 0, g->m);
 }
 
 MF_HD gen_kind gen_tile(const gen_ctx *g, uint64_t tile, size_t slot)

@@ -8,6 +8,11 @@
  * Rows and columns then draw signs and significands around that plan, so the
  * property the plan aims at (a product at the output's overflow threshold,
  * terms F bits below e_max, ...) holds for every output element of the tile.
+ *
+ * Each generator is a plan_<name> (drawn from a copy of the tile stream, the
+ * same in every part: keep its draws few) and a part_<name> (rows of A,
+ * columns of B or rows of C, each row from its own part stream), so that a
+ * tile can be generated in independent parts (gen_run_part).
  */
 #include "mmafuzz_gen.h"
 #include "gen_int.h"

@@ -115,22 +115,49 @@ MF_HD static int64_t tile_dot(const gen_ctx *g, size_t slot, int i, int j)
     return dot;
 }
 
-MF_HD void gen_int_tile(const gen_ctx *g, size_t slot, gen_rng *r, gen_kind kind)
+/* The integer tile's plan, drawn from a copy of the tile stream. */
+typedef struct int_plan {
+    int w;                /* the magnitude window of window and cancel */
+    uint32_t zero_rows;   /* zero: bit i & 31 zeroes row i of A, bit (j + 16) & 31 column j of B */
+} int_plan;
+
+MF_HD static int_plan int_plan_of(const gen_rng *tile_rng, gen_kind kind)
+{
+    gen_rng pr = *tile_rng;
+    const int windows[4] = {1, 3, 7, 15};
+    int_plan p;
+    p.w = windows[rng_below(&pr, 4)];
+    /* zero: some rows of A or columns of B all zero */
+    p.zero_rows = kind == GEN_ZERO ? (uint32_t)rng_next(&pr) : 0;
+    return p;
+}
+
+/* Parts first .. last-1 of phase `phase` (mmafuzz_gen.h: gen_run_part) of
+ * an integer tile, all of one kind: rows of A, columns of B or rows of C. */
+MF_HD static void int_parts(const gen_ctx *g, size_t slot, const int_plan *p, const gen_rng *tile_rng, gen_kind kind,
+                            int phase, int first, int last)
 {
     const mf_instr *in = g->in;
     const size_t ea = mf_tile_elem_bytes(in->fa), eb = mf_tile_elem_bytes(in->fb), ec = mf_tile_elem_bytes(in->fc);
-    const int windows[4] = {1, 3, 7, 15};
-    const int w = windows[rng_below(r, 4)];
-    /* zero: some rows of A or columns of B all zero */
-    const uint32_t zero_rows = kind == GEN_ZERO ? (uint32_t)rng_next(r) : 0;
-    for (int i = 0; i < g->m; i++)
-        for (int q = 0; q < g->k; q++)
-            mf_elem_set(ea, g->A, IA(i, q), (zero_rows >> (i & 31)) & 1 ? 0 : int_draw(in->fa, kind, r, w));
-    for (int j = 0; j < g->n; j++)
-        for (int q = 0; q < g->k; q++)
-            mf_elem_set(eb, g->B, IB(j, q), (zero_rows >> ((j + 16) & 31)) & 1 ? 0 : int_draw(in->fb, kind, r, w));
+    const int w = p->w;
+    const uint32_t zero_rows = p->zero_rows;
     const int64_t lo = -(INT64_C(1) << 31), hi = (INT64_C(1) << 31) - 1;
-    for (int i = 0; i < g->m; i++)
+    for (int part = first; part < last; part++) {
+        gen_rng rs = rng_split(tile_rng, (uint64_t)phase << 32 | (uint32_t)part), *r = &rs;
+        if (phase == 0 && part < g->m) {
+            const int i = part;
+            for (int q = 0; q < g->k; q++)
+                mf_elem_set(ea, g->A, IA(i, q), (zero_rows >> (i & 31)) & 1 ? 0 : int_draw(in->fa, kind, r, w));
+            continue;
+        }
+        if (phase == 0) {
+            const int j = part - g->m;
+            for (int q = 0; q < g->k; q++)
+                mf_elem_set(eb, g->B, IB(j, q), (zero_rows >> ((j + 16) & 31)) & 1 ? 0 : int_draw(in->fb, kind, r, w));
+            continue;
+        }
+        /* row i of C; cancel, boundary and zero read A row i and B back for A.B */
+        const int i = part;
         for (int j = 0; j < g->n; j++) {
             int64_t c;
             switch (kind) {
@@ -149,4 +176,20 @@ MF_HD void gen_int_tile(const gen_ctx *g, size_t slot, gen_rng *r, gen_kind kind
             }
             mf_elem_set(ec, g->C, IC(i, j), int_bits(MF_FMT_S32, c));
         }
+    }
+}
+
+MF_HD void gen_int_part(const gen_ctx *g, size_t slot, const gen_rng *tile_rng, gen_kind kind, int phase, int part)
+{
+    if (part < 0 || part >= gen_part_count(g, phase))
+        return;
+    int_plan p = int_plan_of(tile_rng, kind);
+    int_parts(g, slot, &p, tile_rng, kind, phase, part, part + 1);
+}
+
+MF_HD void gen_int_run(const gen_ctx *g, size_t slot, const gen_rng *tile_rng, gen_kind kind)
+{
+    int_plan p = int_plan_of(tile_rng, kind);
+    for (int phase = 0; phase < 2; phase++)
+        int_parts(g, slot, &p, tile_rng, kind, phase, 0, gen_part_count(g, phase));
 }

@@ -61,6 +61,22 @@ MF_HD static inline gen_rng rng_derive(uint64_t a, uint64_t b, uint64_t c)
     return r;
 }
 
+/* The stream of part `key` of the stream *r, which is not changed (tile
+ * generation in parts, mmafuzz_gen.h): r's state XOR a mix of key+1
+ * (splitmix64's finalizer).  O(1); the starting points of different keys
+ * lie far apart on wyrand's Weyl sequence (a difference of d states needs
+ * (s ^ z1) - (s ^ z2) = d * increment), so their draws do not overlap in
+ * practice, nor do they repeat the parent's. */
+MF_HD static inline gen_rng rng_split(const gen_rng *r, uint64_t key)
+{
+    uint64_t z = key + 1;
+    z = (z ^ (z >> 30)) * UINT64_C(0xbf58476d1ce4e5b9);
+    z = (z ^ (z >> 27)) * UINT64_C(0x94d049bb133111eb);
+    z ^= z >> 31;
+    gen_rng p = {r->s ^ z};
+    return p;
+}
+
 /* FNV-1a of a string: a stable key for an instruction name. */
 MF_HD static inline uint64_t rng_hash_str(const char *s)
 {

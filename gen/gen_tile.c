@@ -8,6 +8,11 @@
  * Rows and columns then draw signs and significands around that plan, so the
  * property the plan aims at (a product at the output's overflow threshold,
  * terms F bits below e_max, ...) holds for every output element of the tile.
+ *
+ * Each generator is a plan_<name> (drawn from a copy of the tile stream, the
+ * same in every part: keep its draws few) and a part_<name> (rows of A,
+ * columns of B or rows of C, each row from its own part stream), so that a
+ * tile can be generated in independent parts (gen_run_part).
  */
 #include "mmafuzz_gen.h"
 #include "gen_int.h"
@@ -117,22 +122,6 @@ MF_HD static uint64_t rnd_scale(gen_rng *r, mf_format fs, int wild)
     return rv_make(fs, 0, rng_range(r, -3, 3), rnd_frac(r, rv_get(fs)->fbits));
 }
 
-/* Split a product exponent et into (ea, eb) inside both input ranges when possible. */
-MF_HD static void split_exp(gen_rng *r, const mf_instr *in, int et, int *ea, int *eb)
-{
-    const rv_layout *A = rv_get(in->fa), *B = rv_get(in->fb);
-    int lo = et - B->emax, hi = et - B->emin;
-    if (lo < A->emin - A->fbits)
-        lo = A->emin - A->fbits;
-    if (hi > A->emax)
-        hi = A->emax;
-    if (lo > hi)
-        *ea = clampi(et / 2, A->emin - A->fbits, A->emax);
-    else
-        *ea = rng_range(r, lo, hi);
-    *eb = et - *ea;
-}
-
 /* Exact product a*b (decoded, finite) truncated into format fc; 0 when not finite. */
 MF_HD static uint64_t product_into(mf_format fc, const mf_instr *in, mf_value va, mf_value vb, int negate)
 {
@@ -153,17 +142,80 @@ MF_HD static uint64_t product_into(mf_format fc, const mf_instr *in, mf_value va
 #define IC(i, j) ((slot * (size_t)g->m + (size_t)(i)) * (size_t)g->n + (size_t)(j))
 #define IS(r, s, rows) ((slot * (size_t)(rows) + (size_t)(r)) * (size_t)S + (size_t)(s))
 
-MF_HD static void fill_scales(const gen_ctx *g, size_t slot, gen_rng *r, int wild)
+/* ------------------------------------------------------------ parts and plans
+ *
+ * A tile is generated in independent parts (mmafuzz_gen.h): phase 0 part
+ * p < M is row p of A (and of SA), part M + q column q of B (and of SB);
+ * phase 1 part i is row i of C, which may read A and B back.  Each part
+ * draws from its own stream (rng_split of the tile stream by (phase,
+ * part)); what must be the same for the whole tile (the "plan": exponents,
+ * modes, windows) is drawn from a copy of the tile stream, identically in
+ * every part. */
+
+/* What a part writes. */
+typedef enum part_role { ROLE_A, ROLE_B, ROLE_C, ROLE_NONE } part_role;
+
+MF_HD static part_role part_role_of(const gen_ctx *g, int phase, int part, int *idx)
+{
+    if (phase == 0 && part >= 0 && part < g->m + g->n) {
+        *idx = part < g->m ? part : part - g->m;
+        return part < g->m ? ROLE_A : ROLE_B;
+    }
+    *idx = part;
+    return phase == 1 && part >= 0 && part < g->m ? ROLE_C : ROLE_NONE;
+}
+
+/* The stream of the part that writes row / column idx of `role`. */
+MF_HD static inline gen_rng role_rng(const gen_ctx *g, const gen_rng *tile_rng, part_role role, int idx)
+{
+    int phase = role == ROLE_C, part = role == ROLE_B ? g->m + idx : idx;
+    return rng_split(tile_rng, (uint64_t)phase << 32 | (uint32_t)part);
+}
+
+#define PLAN_NONE INT16_MIN   /* a K position of the plan that is zero */
+
+/* The per-tile plan of every generator (each uses what it needs). */
+typedef struct tile_plan {
+    vfmt va, vb, vc;        /* the formats of A, B, C (float rows) */
+    int w;                  /* window: jitter; int rows: the magnitude window */
+    int mode;               /* cancel, boundary: the mode */
+    int ca, cb;             /* window, cancel, zero: the exponents of A and B */
+    int ec;                 /* c's exponent (INT_MIN: c = 0) */
+    uint64_t zero_rows;     /* int zero: rows of A / columns of B that are zero */
+    int16_t ea[MF_KMAX], eb[MF_KMAX];   /* per K position (PLAN_NONE: zero) */
+} tile_plan;
+
+/* One scale row (SA row idx for ROLE_A, SB row idx for ROLE_B). */
+MF_HD static void part_scales(const gen_ctx *g, size_t slot, gen_rng *r, int wild, part_role role, int idx)
 {
     int S = g->in->n_scales;
-    if (!g->SA || !g->SB)
+    if (!S || !g->SA || !g->SB || role == ROLE_C)
         return;
-    for (int i = 0; i < g->m; i++)
-        for (int s = 0; s < S; s++)
-            abi_set(g->in->fs, g->SA, IS(i, s, g->m), rnd_scale(r, g->in->fs, wild));
-    for (int j = 0; j < g->n; j++)
-        for (int s = 0; s < S; s++)
-            abi_set(g->in->fs, g->SB, IS(j, s, g->n), rnd_scale(r, g->in->fs, wild));
+    for (int s = 0; s < S; s++) {
+        uint64_t v = rnd_scale(r, g->in->fs, wild);
+        if (role == ROLE_A)
+            abi_set(g->in->fs, g->SA, IS(idx, s, g->m), v);
+        else
+            abi_set(g->in->fs, g->SB, IS(idx, s, g->n), v);
+    }
+}
+
+/* Split a product exponent et into (ea, eb) as split_exp, the choice taken
+ * from the top 32 bits of the draw x. */
+MF_HD static void split_exp_x(uint64_t x, const mf_instr *in, int et, int16_t *ea, int16_t *eb)
+{
+    const rv_layout *A = rv_get(in->fa), *B = rv_get(in->fb);
+    int lo = et - B->emax, hi = et - B->emin, a;
+    if (lo < A->emin - A->fbits)
+        lo = A->emin - A->fbits;
+    if (hi > A->emax)
+        hi = A->emax;
+    if (lo > hi)
+        a = clampi(et / 2, A->emin - A->fbits, A->emax);
+    else
+        a = lo + (int)(((x >> 32) * (uint64_t)(hi - lo + 1)) >> 32);
+    *ea = (int16_t)a;
+    *eb = (int16_t)(et - a);
 }
 
 /* ------------------------------------------------------------ generators */
@@ -202,201 +254,239 @@ MF_HD static void uniform_run(gen_rng *r, const vfmt *v, void *base, size_t firs
     }
 }
 
-MF_HD static void gen_fn_uniform(const gen_ctx *g, size_t slot, gen_rng *r, uint64_t tile)
+MF_HD static void plan_uniform(const gen_ctx *g, gen_rng *pr, uint64_t tile, tile_plan *p)
 {
-    (void)tile;
-    const mf_instr *in = g->in;
-    const vfmt va = vfmt_of(in->fa), vb = vfmt_of(in->fb), vc = vfmt_of(in->fc);
-    uniform_run(r, &va, g->A, IA(0, 0), (size_t)g->m * (size_t)g->k);
-    uniform_run(r, &vb, g->B, IB(0, 0), (size_t)g->n * (size_t)g->k);
-    uniform_run(r, &vc, g->C, IC(0, 0), (size_t)g->m * (size_t)g->n);
-    if (in->n_scales)
-        fill_scales(g, slot, r, 1);
+    (void)g, (void)pr, (void)tile, (void)p;
 }
 
-/* Fill from a plan: ea[k]/eb[k] exponents (INT_MIN: that position is zero),
- * a jitter window w added per element, c at exponent ec (INT_MIN: zero). */
-MF_HD static void fill_plan(const gen_ctx *g, size_t slot, gen_rng *r, const int *ea, const int *eb, int ec, int w)
-{
-    const mf_instr *in = g->in;
-    const vfmt va = vfmt_of(in->fa), vb = vfmt_of(in->fb), vc = vfmt_of(in->fc);
-    for (int i = 0; i < g->m; i++)
-        for (int kk = 0; kk < g->k; kk++) {
-            uint64_t x = rng_next(r);
-            mf_elem_set(va.es, g->A, IA(i, kk), ea[kk] == INT_MIN ? 0 : vf_at(&va, x, ea[kk], w));
-        }
-    for (int j = 0; j < g->n; j++)
-        for (int kk = 0; kk < g->k; kk++) {
-            uint64_t x = rng_next(r);
-            mf_elem_set(vb.es, g->B, IB(j, kk), eb[kk] == INT_MIN ? 0 : vf_at(&vb, x, eb[kk], w));
-        }
-    for (int i = 0; i < g->m; i++)
-        for (int j = 0; j < g->n; j++) {
-            uint64_t x = rng_next(r);
-            mf_elem_set(vc.es, g->C, IC(i, j), ec == INT_MIN ? 0 : vf_at(&vc, x, ec - w, 2 * w));
-        }
-    if (in->n_scales)
-        fill_scales(g, slot, r, 0);
-}
-
-MF_HD static void gen_fn_window(const gen_ctx *g, size_t slot, gen_rng *r, uint64_t tile)
+MF_HD static void part_uniform(const gen_ctx *g, size_t slot, const tile_plan *p, const gen_rng *tr,
+                               part_role role, int i0, int i1, uint64_t tile)
 {
     (void)tile;
-    const mf_instr *in = g->in;
-    const rv_layout *A = rv_get(in->fa), *B = rv_get(in->fb);
-    int ea[MF_KMAX], eb[MF_KMAX];
-    int w = rng_range(r, 0, 3);
-    int ca = rng_range(r, A->emin - 2, A->emax - w), cb = rng_range(r, B->emin - 2, B->emax - w);
-    if (rng_below(r, 2)) {  /* half the time stay near 1, where sums are ordinary */
-        ca = clampi(rng_range(r, -4, 4), A->emin, A->emax - w);
-        cb = clampi(rng_range(r, -4, 4), B->emin, B->emax - w);
+    for (int idx = i0; idx < i1; idx++) {
+        gen_rng rs = role_rng(g, tr, role, idx), *r = &rs;
+        if (role == ROLE_A)
+            uniform_run(r, &p->va, g->A, IA(idx, 0), (size_t)g->k);
+        else if (role == ROLE_B)
+            uniform_run(r, &p->vb, g->B, IB(idx, 0), (size_t)g->k);
+        else
+            uniform_run(r, &p->vc, g->C, IC(idx, 0), (size_t)g->n);
+        part_scales(g, slot, r, 1, role, idx);
     }
+}
+
+/* A part of a tile from the plan's ea[]/eb[] exponents, a jitter window w
+ * added per element, c at exponent ec (INT_MIN: zero). */
+MF_HD static void part_from_plan(const gen_ctx *g, size_t slot, const tile_plan *p, const gen_rng *tr,
+                                 part_role role, int i0, int i1, uint64_t tile)
+{
+    (void)tile;
+    const int w = p->w, ec = p->ec;
+    /* a local copy of the format: the stores below cannot alias it */
+    const vfmt v = role == ROLE_A ? p->va : role == ROLE_B ? p->vb : p->vc;
+    for (int idx = i0; idx < i1; idx++) {
+        gen_rng rs = role_rng(g, tr, role, idx), *r = &rs;
+        if (role == ROLE_A) {
+            for (int kk = 0; kk < g->k; kk++) {
+                uint64_t x = rng_next(r);
+                mf_elem_set(v.es, g->A, IA(idx, kk), p->ea[kk] == PLAN_NONE ? 0 : vf_at(&v, x, p->ea[kk], w));
+            }
+        } else if (role == ROLE_B) {
+            for (int kk = 0; kk < g->k; kk++) {
+                uint64_t x = rng_next(r);
+                mf_elem_set(v.es, g->B, IB(idx, kk), p->eb[kk] == PLAN_NONE ? 0 : vf_at(&v, x, p->eb[kk], w));
+            }
+        } else {
+            for (int j = 0; j < g->n; j++) {
+                uint64_t x = rng_next(r);
+                mf_elem_set(v.es, g->C, IC(idx, j), ec == INT_MIN ? 0 : vf_at(&v, x, ec - w, 2 * w));
+            }
+        }
+        part_scales(g, slot, r, 0, role, idx);
+    }
+}
+
+MF_HD static void plan_window(const gen_ctx *g, gen_rng *pr, uint64_t tile, tile_plan *p)
+{
+    (void)tile;
+    const rv_layout *A = &p->va.L, *B = &p->vb.L;
+    int w = rng_range(pr, 0, 3);
+    int ca = rng_range(pr, A->emin - 2, A->emax - w), cb = rng_range(pr, B->emin - 2, B->emax - w);
+    if (rng_below(pr, 2)) {  /* half the time stay near 1, where sums are ordinary */
+        ca = clampi(rng_range(pr, -4, 4), A->emin, A->emax - w);
+        cb = clampi(rng_range(pr, -4, 4), B->emin, B->emax - w);
+    }
+    /* one K position in 16 is a zero product: bit kk of the AND of four draws */
+    uint64_t zeros = rng_next(pr) & rng_next(pr) & rng_next(pr) & rng_next(pr);
     for (int kk = 0; kk < g->k; kk++) {
-        int zero = rng_below(r, 16) == 0;
-        ea[kk] = zero ? INT_MIN : ca;
-        eb[kk] = zero ? INT_MIN : cb;
+        int zero = (int)(zeros >> (kk & 63) & 1);
+        p->ea[kk] = (int16_t)(zero ? PLAN_NONE : ca);
+        p->eb[kk] = (int16_t)(zero ? PLAN_NONE : cb);
     }
-    int ec = rng_below(r, 8) == 0 ? INT_MIN : ca + cb + rng_range(r, -3, 3);
-    fill_plan(g, slot, r, ea, eb, ec, w);
+    p->w = w;
+    p->ec = rng_below(pr, 8) == 0 ? INT_MIN : ca + cb + rng_range(pr, -3, 3);
+}
+#define part_window part_from_plan
+
+/* Cancellation: in every row of A, products at positions (first+2p,
+ * first+2p+1) are partners (a' = -a, nearly; b' = b, nearly), so that they
+ * nearly cancel; in mode 1, c also cancels product 0 (c = -a0*b0 truncated
+ * into C's format, maybe one bit off). */
+MF_HD static void plan_cancel(const gen_ctx *g, gen_rng *pr, uint64_t tile, tile_plan *p)
+{
+    (void)g, (void)tile;
+    p->ca = clampi(rng_range(pr, -6, 6), p->va.L.emin, p->va.L.emax - 1);
+    p->cb = clampi(rng_range(pr, -6, 6), p->vb.L.emin, p->vb.L.emax - 1);
+    p->mode = (int)rng_below(pr, 2);   /* 0: pairs cancel; 1: c also cancels product 0 */
 }
 
-#define CANCEL_MAX 256   /* rows and columns whose first product c may cancel */
-
-MF_HD static void gen_fn_cancel(const gen_ctx *g, size_t slot, gen_rng *r, uint64_t tile)
+MF_HD static void part_cancel(const gen_ctx *g, size_t slot, const tile_plan *p, const gen_rng *tr,
+                              part_role role, int i0, int i1, uint64_t tile)
 {
     (void)tile;
     const mf_instr *in = g->in;
-    const vfmt va = vfmt_of(in->fa), vb = vfmt_of(in->fb), vc = vfmt_of(in->fc);
-    const rv_layout *A = &va.L, *B = &vb.L, *Cl = &vc.L;
-    int ea = clampi(rng_range(r, -6, 6), A->emin, A->emax - 1);
-    int eb = clampi(rng_range(r, -6, 6), B->emin, B->emax - 1);
-    /* 0: pairs cancel; 1: c also cancels product 0 */
-    int mode = g->m <= CANCEL_MAX && g->n <= CANCEL_MAX ? (int)rng_below(r, 2) : 0;
-    int first = mode ? 1 : 0;         /* positions before `first` are left alone */
-    uint64_t asign = UINT64_C(1) << (A->bits - 1), lowa = UINT64_C(1) << A->low, lowb = UINT64_C(1) << B->low;
-    mf_value a0[CANCEL_MAX], b0[CANCEL_MAX];   /* the first products' factors, for mode 1 */
-    for (int i = 0; i < g->m; i++) {
-        uint64_t prev = 0;
-        for (int kk = 0; kk < g->k; kk++) {
-            uint64_t x = rng_next(r), v;
-            if (kk >= first + 1 && (kk - first) % 2 == 1) {
-                v = prev ^ asign;   /* the negated partner */
-                if (x & 1)
-                    v ^= lowa * (1 + (((x >> 1) & 0xFFFF) * 3 >> 16));
-            } else {
-                v = vf_at(&va, x, ea, 1);
+    const int first = p->mode ? 1 : 0;         /* positions before `first` are left alone */
+    /* a copy of the format written: the stores cannot alias it */
+    const vfmt vv = role == ROLE_A ? p->va : role == ROLE_B ? p->vb : p->vc, *v = &vv;
+    const uint64_t asign = UINT64_C(1) << (p->va.L.bits - 1), lowa = UINT64_C(1) << p->va.L.low,
+                   lowb = UINT64_C(1) << p->vb.L.low;
+    const int e = role == ROLE_A ? p->ca : p->cb;
+    const int mode = p->mode, ecb = p->ca + p->cb - 8;
+    const size_t esa = p->va.es, esb = p->vb.es;
+    for (int idx = i0; idx < i1; idx++) {
+        gen_rng rs = role_rng(g, tr, role, idx), *r = &rs;
+        if (role == ROLE_A || role == ROLE_B) {
+            uint64_t prev = 0;
+            for (int kk = 0; kk < g->k; kk++) {
+                uint64_t x = rng_next(r), val;
+                if (kk >= first + 1 && (kk - first) % 2 == 1) {
+                    if (role == ROLE_A) {
+                        val = prev ^ asign;   /* the negated partner */
+                        if (x & 1)
+                            val ^= lowa * (1 + (((x >> 1) & 0xFFFF) * 3 >> 16));
+                    } else {
+                        val = prev;
+                        if (x & 1)
+                            val ^= lowb;
+                    }
+                } else {
+                    val = vf_at(v, x, e, 1);
+                }
+                if (role == ROLE_A)
+                    mf_elem_set(v->es, g->A, IA(idx, kk), val);
+                else
+                    mf_elem_set(v->es, g->B, IB(idx, kk), val);
+                prev = val;
             }
-            mf_elem_set(va.es, g->A, IA(i, kk), v);
-            if (mode && kk == 0)
-                a0[i] = mf_decode(in->fa, v);
-            prev = v;
+            part_scales(g, slot, r, 0, role, idx);
+            continue;
         }
-    }
-    for (int j = 0; j < g->n; j++) {
-        uint64_t prev = 0;
-        for (int kk = 0; kk < g->k; kk++) {
-            uint64_t x = rng_next(r), v;
-            if (kk >= first + 1 && (kk - first) % 2 == 1) {
-                v = prev;
-                if (x & 1)
-                    v ^= lowb;
-            } else {
-                v = vf_at(&vb, x, eb, 1);
-            }
-            mf_elem_set(vb.es, g->B, IB(j, kk), v);
-            if (mode && kk == 0)
-                b0[j] = mf_decode(in->fb, v);
-            prev = v;
-        }
-    }
-    for (int i = 0; i < g->m; i++)
+        /* row idx of C; mode 1 reads a0 = A[idx][0] and b0 = B[j][0] back */
+        const vfmt vc = *v;
+        mf_value a0;
+        memset(&a0, 0, sizeof a0);
+        if (mode)
+            a0 = mf_decode(in->fa, mf_elem_get(esa, g->A, IA(idx, 0)));
         for (int j = 0; j < g->n; j++) {
             uint64_t x = rng_next(r), c;
             if (mode) {
-                c = product_into(in->fc, in, a0[i], b0[j], 1);
+                mf_value b0 = mf_decode(in->fb, mf_elem_get(esb, g->B, IB(j, 0)));
+                c = product_into(in->fc, in, a0, b0, 1);
                 if (x & 1)
-                    c ^= UINT64_C(1) << (Cl->low + (int)(((x >> 1) & 0xFFFF) * 3 >> 16));
+                    c ^= UINT64_C(1) << (vc.L.low + (int)(((x >> 1) & 0xFFFF) * 3 >> 16));
             } else {
-                c = x & 1 ? 0 : vf_at(&vc, rng_next(r), ea + eb - 8 - (int)(((x >> 1) & 0xFFFF) * 23 >> 16), 0);
+                c = x & 1 ? 0 : vf_at(&vc, rng_next(r), ecb - (int)(((x >> 1) & 0xFFFF) * 23 >> 16), 0);
             }
-            mf_elem_set(vc.es, g->C, IC(i, j), c);
-        }
-    if (in->n_scales)
-        fill_scales(g, slot, r, 0);
-}
-
-MF_HD static void gen_fn_special(const gen_ctx *g, size_t slot, gen_rng *r, uint64_t tile)
-{
-    (void)tile;
-    const mf_instr *in = g->in;
-    const vfmt v[3] = {vfmt_of(in->fa), vfmt_of(in->fb), vfmt_of(in->fc)};
-    void *base[3] = {g->A, g->B, g->C};
-    size_t first[3] = {IA(0, 0), IB(0, 0), IC(0, 0)};
-    size_t count[3] = {(size_t)g->m * (size_t)g->k, (size_t)g->n * (size_t)g->k, (size_t)g->m * (size_t)g->n};
-    for (int a = 0; a < 3; a++) {
-        const uint64_t *list = rv_special_list[v[a].f];
-        const uint64_t nlist = rv_special_count[v[a].f];
-        for (size_t i = 0; i < count[a]; i++) {
-            uint64_t x = rng_next(r);
-            /* three in eight a special value, else a number near 1 (exponent -4..4) */
-            uint64_t val = (x & 7) < 3 ? list[(((x >> 8) & 0xFFFF) * nlist) >> 16] : vf_at(&v[a], rng_next(r), -4, 8);
-            mf_elem_set(v[a].es, base[a], first[a] + i, val);
+            mf_elem_set(vc.es, g->C, IC(idx, j), c);
         }
     }
-    if (in->n_scales)
-        fill_scales(g, slot, r, 1);
+}
+
+MF_HD static void plan_special(const gen_ctx *g, gen_rng *pr, uint64_t tile, tile_plan *p)
+{
+    (void)g, (void)pr, (void)tile, (void)p;
+}
+
+MF_HD static void part_special(const gen_ctx *g, size_t slot, const tile_plan *p, const gen_rng *tr,
+                               part_role role, int i0, int i1, uint64_t tile)
+{
+    (void)tile;
+    const vfmt vv = role == ROLE_A ? p->va : role == ROLE_B ? p->vb : p->vc, *v = &vv;   /* a copy (aliasing) */
+    void *base = role == ROLE_A ? g->A : role == ROLE_B ? g->B : g->C;
+    for (int idx = i0; idx < i1; idx++) {
+        gen_rng rs = role_rng(g, tr, role, idx), *r = &rs;
+        size_t first = role == ROLE_A ? IA(idx, 0) : role == ROLE_B ? IB(idx, 0) : IC(idx, 0);
+        size_t count = role == ROLE_C ? (size_t)g->n : (size_t)g->k;
+        const uint64_t *list = rv_special_list[v->f];
+        const uint64_t nlist = rv_special_count[v->f];
+        for (size_t i = 0; i < count; i++) {
+            uint64_t x = rng_next(r);
+            /* three in eight a special value, else a number near 1 (exponent -4..4) */
+            uint64_t val = (x & 7) < 3 ? list[(((x >> 8) & 0xFFFF) * nlist) >> 16] : vf_at(v, rng_next(r), -4, 8);
+            mf_elem_set(v->es, base, first + i, val);
+        }
+        part_scales(g, slot, r, 1, role, idx);
+    }
 }
 
 /* Boundaries (products and sums at the output format's thresholds, alignment
  * shifts of exactly F and F+-1 bits, the zero-exponent region). */
-MF_HD static void gen_fn_boundary(const gen_ctx *g, size_t slot, gen_rng *r, uint64_t tile)
+MF_HD static void plan_boundary(const gen_ctx *g, gen_rng *pr, uint64_t tile, tile_plan *p)
 {
     (void)tile;
     const mf_instr *in = g->in;
     const rv_layout *D = rv_get(in->fd), *Cl = rv_get(in->fc);
-    int ea[MF_KMAX], eb[MF_KMAX], ec = INT_MIN;
+    int ec = INT_MIN;
     for (int kk = 0; kk < g->k; kk++)
-        ea[kk] = eb[kk] = INT_MIN;
-    int mode = (int)rng_below(r, 4);
+        p->ea[kk] = p->eb[kk] = PLAN_NONE;
+    int mode = (int)rng_below(pr, 4);
     int F = in->F > 0 ? in->F : D->fbits + 1;
-    int np = rng_range(r, 1, 3 < g->k ? 3 : g->k);
+    int np = rng_range(pr, 1, 3 < g->k ? 3 : g->k);
     if (mode == 0 || mode == 1) {
         /* overflow threshold (mode 0) or underflow: normal and subnormal edge (mode 1) */
-        int base = mode == 0 ? D->emax : (rng_below(r, 2) ? D->emin : D->emin - D->fbits);
-        for (int p = 0; p < np; p++) {
-            int kk = (int)rng_below(r, (uint32_t)g->k);
-            split_exp(r, in, base + rng_range(r, -2, 1), &ea[kk], &eb[kk]);
+        int base = mode == 0 ? D->emax : (rng_below(pr, 2) ? D->emin : D->emin - D->fbits);
+        for (int q = 0; q < np; q++) {
+            int kk = (int)rng_below(pr, (uint32_t)g->k);
+            uint64_t x = rng_next(pr);
+            split_exp_x(x, in, base - 2 + (int)((x & 0xFFFF) * 4 >> 16), &p->ea[kk], &p->eb[kk]);
         }
-        if (rng_below(r, 2))
-            ec = mode == 0 ? Cl->emax - rng_range(r, 0, 1) : base + rng_range(r, -2, 1);
+        if (rng_below(pr, 2))
+            ec = mode == 0 ? Cl->emax - rng_range(pr, 0, 1) : base + rng_range(pr, -2, 1);
     } else if (mode == 2) {
         /* alignment: one big term, the others exactly F-1, F, F+1 bits below it */
-        int big = rng_range(r, -4, 4);
-        int c_big = (int)rng_below(r, 2);
-        int k0 = (int)rng_below(r, (uint32_t)g->k);
+        int big = rng_range(pr, -4, 4);
+        int c_big = (int)rng_below(pr, 2);
+        int k0 = (int)rng_below(pr, (uint32_t)g->k);
         if (c_big)
             ec = big;
         else
-            split_exp(r, in, big, &ea[k0], &eb[k0]);
-        for (int p = 0; p < np; p++) {
-            int kk = (int)rng_below(r, (uint32_t)g->k);
+            split_exp_x(rng_next(pr), in, big, &p->ea[k0], &p->eb[k0]);
+        for (int q = 0; q < np; q++) {
+            int kk = (int)rng_below(pr, (uint32_t)g->k);
             if (!c_big && kk == k0)
                 continue;
-            split_exp(r, in, big - F + rng_range(r, -1, 1), &ea[kk], &eb[kk]);
+            uint64_t x = rng_next(pr);
+            split_exp_x(x, in, big - F - 1 + (int)((x & 0xFFFF) * 3 >> 16), &p->ea[kk], &p->eb[kk]);
         }
-        if (!c_big && rng_below(r, 2))
-            ec = big - F + rng_range(r, -1, 1);
+        if (!c_big && rng_below(pr, 2))
+            ec = big - F + rng_range(pr, -1, 1);
     } else {
-        /* the zero-exponent region: tiny terms near e_zero, zeros among them */
+        /* the zero-exponent region: tiny terms near e_zero (half the K
+         * positions, bits of one draw), zeros among them */
         int ez = in->e_zero ? in->e_zero : D->emin;
+        uint64_t terms = rng_next(pr);
         for (int kk = 0; kk < g->k; kk++)
-            if (rng_below(r, 2))
-                split_exp(r, in, ez + rng_range(r, -3, 3), &ea[kk], &eb[kk]);
-        if (rng_below(r, 2))
-            ec = ez + rng_range(r, -3, 3);
+            if (terms >> (kk & 63) & 1) {
+                uint64_t x = rng_next(pr);
+                split_exp_x(x, in, ez - 3 + (int)((x & 0xFFFF) * 7 >> 16), &p->ea[kk], &p->eb[kk]);
+            }
+        if (rng_below(pr, 2))
+            ec = ez + rng_range(pr, -3, 3);
     }
-    fill_plan(g, slot, r, ea, eb, ec, 0);
+    p->ec = ec;
+    p->w = 0;
 }
+#define part_boundary part_from_plan
 
 /* TestFloat-style tables: the tile number picks an exponent class for A, B
  * and C and a significand pattern; together they enumerate the table. */
@@ -435,24 +525,31 @@ MF_HD static inline uint64_t table_value(gen_rng *r, const vfmt *v, uint64_t x, 
     return rv_make_in(&v->L, v->f, (int)((x >> 11) & 1), e, frac);
 }
 
-MF_HD static void gen_fn_table(const gen_ctx *g, size_t slot, gen_rng *r, uint64_t tile)
+MF_HD static void plan_table(const gen_ctx *g, gen_rng *pr, uint64_t tile, tile_plan *p)
 {
-    const mf_instr *in = g->in;
+    (void)g, (void)pr, (void)tile, (void)p;   /* the plan is the tile number itself */
+}
+
+MF_HD static void part_table(const gen_ctx *g, size_t slot, const tile_plan *p, const gen_rng *tr,
+                             part_role role, int i0, int i1, uint64_t tile)
+{
     uint64_t t = tile;
     int xa = (int)(t % NEXPC), xb = (int)(t / NEXPC % NEXPC), xc = (int)(t / (NEXPC * NEXPC) % NEXPC);
     int pat = (int)(t / (NEXPC * NEXPC * NEXPC) % NPAT);
-    const vfmt va = vfmt_of(in->fa), vb = vfmt_of(in->fb), vc = vfmt_of(in->fc);
-    for (int i = 0; i < g->m; i++)
-        for (int kk = 0; kk < g->k; kk++)
-            mf_elem_set(va.es, g->A, IA(i, kk), table_value(r, &va, rng_next(r), xa, pat, 1));
-    for (int j = 0; j < g->n; j++)
-        for (int kk = 0; kk < g->k; kk++)
-            mf_elem_set(vb.es, g->B, IB(j, kk), table_value(r, &vb, rng_next(r), xb, pat, 1));
-    for (int i = 0; i < g->m; i++)
-        for (int j = 0; j < g->n; j++)
-            mf_elem_set(vc.es, g->C, IC(i, j), table_value(r, &vc, rng_next(r), xc, pat, 0));
-    if (in->n_scales)
-        fill_scales(g, slot, r, 0);
+    const vfmt v = role == ROLE_A ? p->va : role == ROLE_B ? p->vb : p->vc;   /* a copy (aliasing) */
+    for (int idx = i0; idx < i1; idx++) {
+        gen_rng rs = role_rng(g, tr, role, idx), *r = &rs;
+        if (role == ROLE_A)
+            for (int kk = 0; kk < g->k; kk++)
+                mf_elem_set(v.es, g->A, IA(idx, kk), table_value(r, &v, rng_next(r), xa, pat, 1));
+        else if (role == ROLE_B)
+            for (int kk = 0; kk < g->k; kk++)
+                mf_elem_set(v.es, g->B, IB(idx, kk), table_value(r, &v, rng_next(r), xb, pat, 1));
+        else
+            for (int j = 0; j < g->n; j++)
+                mf_elem_set(v.es, g->C, IC(idx, j), table_value(r, &v, rng_next(r), xc, pat, 0));
+        part_scales(g, slot, r, 0, role, idx);
+    }
 }
 
 /* Exact cancellation and signed zeros (the sign of a zero result, DOMAIN
@@ -467,46 +564,55 @@ MF_HD static inline uint64_t signed_zero(const vfmt *v, int sign)
                ? UINT64_C(1) << v->L.sign_shift : 0;
 }
 
-MF_HD static void gen_fn_zero(const gen_ctx *g, size_t slot, gen_rng *r, uint64_t tile)
+MF_HD static void plan_zero(const gen_ctx *g, gen_rng *pr, uint64_t tile, tile_plan *p)
+{
+    (void)g, (void)tile;
+    p->ca = clampi(rng_range(pr, -3, 3), p->va.L.emin, p->va.L.emax - 1);
+    p->cb = clampi(rng_range(pr, -3, 3), p->vb.L.emin, p->vb.L.emax - 1);
+}
+
+MF_HD static void part_zero(const gen_ctx *g, size_t slot, const tile_plan *p, const gen_rng *tr,
+                            part_role role, int i0, int i1, uint64_t tile)
 {
     (void)tile;
-    const mf_instr *in = g->in;
-    const vfmt va = vfmt_of(in->fa), vb = vfmt_of(in->fb), vc = vfmt_of(in->fc);
-    int ea = clampi(rng_range(r, -3, 3), va.L.emin, va.L.emax - 1);
-    int eb = clampi(rng_range(r, -3, 3), vb.L.emin, vb.L.emax - 1);
-    for (int i = 0; i < g->m; i++)
-        for (int kk = 0; kk < g->k; kk += 2) {
-            uint64_t x = rng_next(r);
-            int sign = (int)(x & 1), zero = (x >> 1 & 7) == 0 || kk + 1 == g->k;
-            uint64_t frac = va.L.fbits ? x >> (64 - va.L.fbits) : 0;
-            for (int h = 0; h < 2 && kk + h < g->k; h++) {   /* the partner: the same value, the other sign */
-                uint64_t v = zero ? signed_zero(&va, sign ^ h)
-                                  : rv_make_in(&va.L, va.f, sign ^ h, ea + (int)(x >> 4 & 1), frac);
-                mf_elem_set(va.es, g->A, IA(i, kk + h), v);
-            }
-        }
-    for (int j = 0; j < g->n; j++) {
-        uint64_t v = 0;
-        for (int kk = 0; kk < g->k; kk++) {
-            if (kk % 2 == 0) {
+    const vfmt v = role == ROLE_A ? p->va : role == ROLE_B ? p->vb : p->vc;   /* a copy (aliasing) */
+    const vfmt *va = &v, *vb = &v, *vc = &v;
+    const int ca = p->ca, cb = p->cb;
+    for (int idx = i0; idx < i1; idx++) {
+        gen_rng rs = role_rng(g, tr, role, idx), *r = &rs;
+        if (role == ROLE_A) {
+            for (int kk = 0; kk < g->k; kk += 2) {
                 uint64_t x = rng_next(r);
-                uint64_t frac = vb.L.fbits ? x >> (64 - vb.L.fbits) : 0;
-                v = rv_make_in(&vb.L, vb.f, (int)(x & 1), eb + (int)(x >> 1 & 1), frac);
+                int sign = (int)(x & 1), zero = (x >> 1 & 7) == 0 || kk + 1 == g->k;
+                uint64_t frac = va->L.fbits ? x >> (64 - va->L.fbits) : 0;
+                for (int h = 0; h < 2 && kk + h < g->k; h++) {   /* the partner: the same value, the other sign */
+                    uint64_t v = zero ? signed_zero(va, sign ^ h)
+                                      : rv_make_in(&va->L, va->f, sign ^ h, ca + (int)(x >> 4 & 1), frac);
+                    mf_elem_set(va->es, g->A, IA(idx, kk + h), v);
+                }
             }
-            mf_elem_set(vb.es, g->B, IB(j, kk), v);   /* b' = b */
+        } else if (role == ROLE_B) {
+            uint64_t v = 0;
+            for (int kk = 0; kk < g->k; kk++) {
+                if (kk % 2 == 0) {
+                    uint64_t x = rng_next(r);
+                    uint64_t frac = vb->L.fbits ? x >> (64 - vb->L.fbits) : 0;
+                    v = rv_make_in(&vb->L, vb->f, (int)(x & 1), cb + (int)(x >> 1 & 1), frac);
+                }
+                mf_elem_set(vb->es, g->B, IB(idx, kk), v);   /* b' = b */
+            }
+        } else {
+            for (int j = 0; j < g->n; j++) {
+                uint64_t x = rng_next(r), c;
+                if (x & 6)
+                    c = signed_zero(vc, (int)(x & 1));
+                else
+                    c = vf_at(vc, rng_next(r), ca + cb - 30 + (int)(x >> 8 & 15), 0);
+                mf_elem_set(vc->es, g->C, IC(idx, j), c);
+            }
         }
+        part_scales(g, slot, r, 0, role, idx);
     }
-    for (int i = 0; i < g->m; i++)
-        for (int j = 0; j < g->n; j++) {
-            uint64_t x = rng_next(r), c;
-            if (x & 6)
-                c = signed_zero(&vc, (int)(x & 1));
-            else
-                c = vf_at(&vc, rng_next(r), ea + eb - 30 + (int)(x >> 8 & 15), 0);
-            mf_elem_set(vc.es, g->C, IC(i, j), c);
-        }
-    if (in->n_scales)
-        fill_scales(g, slot, r, 0);
 }
 
 /* ------------------------------------------------------------ mutation of saved cases */
@@ -526,36 +632,54 @@ MF_HD void gen_put_case(const mf_instr *in, int m, int n, int k, void *A, void *
     }
 }
 
-MF_HD static void gen_fn_mutate(const gen_ctx *g, size_t slot, gen_rng *r, uint64_t tile)
+MF_HD static void plan_mutate(const gen_ctx *g, gen_rng *pr, uint64_t tile, tile_plan *p)
 {
-    (void)tile;
+    (void)g, (void)pr, (void)tile, (void)p;
+}
+
+/* Mutated saved cases: case s (from its part's stream) is put on the
+ * diagonal (s, s) for s < min(M, N) by part s (A row s, B column s and
+ * C[s][s]; part M + s is then empty); beyond the diagonal, it gives A row s
+ * or B column s only.  The off-diagonal c are the c of saved cases. */
+MF_HD static void part_mutate(const gen_ctx *g, size_t slot, const tile_plan *p, const gen_rng *tr,
+                              part_role role, int i0, int i1, uint64_t tile)
+{
+    (void)p, (void)tile;
     const mf_instr *in = g->in;
-    int diag = g->m < g->n ? g->m : g->n;
-    mf_case cs;
-    /* rows and columns beyond the diagonal, and off-diagonal c: other mutated cases */
-    for (int i = 0; i < g->m; i++)
-        for (int j = 0; j < g->n; j++)
-            abi_set(in->fc, g->C, IC(i, j), g->view[rng_below(r, (uint32_t)g->nview)]->cs.c);
-    int rows = g->m > g->n ? g->m : g->n;
-    for (int s = 0; s < rows; s++) {
-        cs = g->view[rng_below(r, (uint32_t)g->nview)]->cs;
+    const int diag = g->m < g->n ? g->m : g->n;
+    for (int idx = i0; idx < i1; idx++) {
+        gen_rng rs = role_rng(g, tr, role, idx), *r = &rs;
+        if (role == ROLE_C) {
+            for (int j = 0; j < g->n; j++) {
+                uint64_t c = g->view[rng_below(r, (uint32_t)g->nview)]->cs.c;
+                if (j != idx || idx >= diag)
+                    abi_set(in->fc, g->C, IC(idx, j), c);
+            }
+            continue;
+        }
+        if (role == ROLE_B && idx < diag)
+            continue;   /* written with A row idx */
+        mf_case cs = g->view[rng_below(r, (uint32_t)g->nview)]->cs;
         const mf_case *other = &g->view[rng_below(r, (uint32_t)g->nview)]->cs;
         gen_mutate(in, r, &cs, other);
+        const int s = idx;
         if (s < diag) {
             gen_put_case(in, g->m, g->n, g->k, g->A, g->B, g->C, g->SA, g->SB, slot, s, &cs);
-        } else if (s < g->m) {
+        } else if (role == ROLE_A) {
             for (int kk = 0; kk < g->k; kk++)
                 abi_set(in->fa, g->A, IA(s, kk), cs.a[kk]);
-            for (int q = 0; g->SA && q < in->n_scales; q++)
+            for (int q = 0; g->SA && g->SB && q < in->n_scales; q++)
                 abi_set(in->fs, g->SA, (slot * (size_t)g->m + (size_t)s) * in->n_scales + (size_t)q, cs.sa[q]);
         } else {
             for (int kk = 0; kk < g->k; kk++)
                 abi_set(in->fb, g->B, IB(s, kk), cs.b[kk]);
-            for (int q = 0; g->SB && q < in->n_scales; q++)
+            for (int q = 0; g->SA && g->SB && q < in->n_scales; q++)
                 abi_set(in->fs, g->SB, (slot * (size_t)g->n + (size_t)s) * in->n_scales + (size_t)q, cs.sb[q]);
         }
     }
 }
+
+/* ------------------------------------------------------------ driving the parts */
 
 MF_HD gen_kind gen_pick(const gen_ctx *g, uint64_t tile, gen_rng *r)
 {
@@ -578,19 +702,78 @@ MF_HD gen_kind gen_pick(const gen_ctx *g, uint64_t tile, gen_rng *r)
     return kind;
 }
 
-MF_HD void gen_run(const gen_ctx *g, gen_kind kind, gen_rng *r, uint64_t tile, size_t slot)
+MF_HD int gen_part_count(const gen_ctx *g, int phase)
 {
-    if (mf_format_is_int(g->in->fa) && kind != GEN_MUTATE) {
-        gen_int_tile(g, slot, r, kind); /* the integer rows' meaning of each generator (gen_int.c) */
+    return phase == 0 ? g->m + g->n : phase == 1 ? g->m : 0;
+}
+
+/* The integer rows' meaning of each generator (gen_int.c), but mutate's. */
+MF_HD static int is_int_tile(const gen_ctx *g, gen_kind kind)
+{
+    return mf_format_is_int(g->in->fa) && kind != GEN_MUTATE;
+}
+
+/* The plan of tile `tile` for generator `kind`, from a copy of its stream. */
+MF_HD static void plan_tile(const gen_ctx *g, gen_kind kind, const gen_rng *tile_rng, uint64_t tile, tile_plan *p)
+{
+    gen_rng pr = *tile_rng;
+    if (kind == GEN_MUTATE)
         return;
-    }
+    p->va = vfmt_of(g->in->fa);
+    p->vb = vfmt_of(g->in->fb);
+    p->vc = vfmt_of(g->in->fc);
     switch (kind) {
 #define MF_GENERATOR(E, name, weight, needs_pool, help)                                                           \
-    case GEN_##E: gen_fn_##name(g, slot, r, tile); break;
+    case GEN_##E: plan_##name(g, &pr, tile, p); break;
 #include "generators.def"
 #undef MF_GENERATOR
     default: break;
     }
+}
+
+/* Rows / columns i0 .. i1-1 of `role` (their parts) of a float (or mutate)
+ * tile, its plan at hand. */
+MF_HD static void run_parts(const gen_ctx *g, gen_kind kind, const tile_plan *p, const gen_rng *tile_rng,
+                            uint64_t tile, size_t slot, part_role role, int i0, int i1)
+{
+    switch (kind) {
+#define MF_GENERATOR(E, name, weight, needs_pool, help)                                                           \
+    case GEN_##E: part_##name(g, slot, p, tile_rng, role, i0, i1, tile); break;
+#include "generators.def"
+#undef MF_GENERATOR
+    default: break;
+    }
+}
+
+MF_HD void gen_run_part(const gen_ctx *g, gen_kind kind, const gen_rng *tile_rng, uint64_t tile, size_t slot,
+                        int phase, int part)
+{
+    if (is_int_tile(g, kind)) {
+        gen_int_part(g, slot, tile_rng, kind, phase, part);
+        return;
+    }
+    int idx;
+    part_role role = part_role_of(g, phase, part, &idx);
+    if (role == ROLE_NONE)
+        return;
+    tile_plan p;
+    plan_tile(g, kind, tile_rng, tile, &p);
+    run_parts(g, kind, &p, tile_rng, tile, slot, role, idx, idx + 1);
+}
+
+MF_HD void gen_run(const gen_ctx *g, gen_kind kind, const gen_rng *r, uint64_t tile, size_t slot)
+{
+    if (is_int_tile(g, kind)) {
+        gen_int_run(g, slot, r, kind);
+        return;
+    }
+    /* the plan once, then every part of phase 0 (A rows, B columns), then of
+     * phase 1 (C rows): what gen_run_part gives part by part */
+    tile_plan p;
+    plan_tile(g, kind, r, tile, &p);
+    run_parts(g, kind, &p, r, tile, slot, ROLE_A, 0, g->m);
+    run_parts(g, kind, &p, r, tile, slot, ROLE_B, 0, g->n);
+    run_parts(g, kind, &p, r, tile, slot, ROLE_C, 0, g->m);
 }
 
 MF_HD gen_kind gen_tile(const gen_ctx *g, uint64_t tile, size_t slot)

@@ -39,7 +39,7 @@ extern "C" {
  * record it.  Bump it whenever any case stream changes (a generator, a
  * mutator, a weight, the PRNG, the order of draws), and record the new
  * pinned hashes in tests/gen/test_gen_stable.c. */
-#define MF_GEN_VERSION 1
+#define MF_GEN_VERSION 2
 
 /* The generators, in table order (generators.def). */
 typedef enum gen_kind {
@@ -101,10 +101,6 @@ typedef struct gen_ctx {
                                   (then no scales are written) */
 } gen_ctx;
 
-/* The signature of a generator: fill tile `slot` of the buffers of g from
- * the stream r; `tile` is the tile's index in the campaign. */
-typedef void gen_fn(const gen_ctx *g, size_t slot, gen_rng *r, uint64_t tile);
-
 /* Generate tile number `tile` of the campaign into position `slot` of the
  * batch buffers.  @return the generator used. */
 MF_HD gen_kind gen_tile(const gen_ctx *g, uint64_t tile, size_t slot);
@@ -112,10 +108,31 @@ MF_HD gen_kind gen_tile(const gen_ctx *g, uint64_t tile, size_t slot);
 /* gen_tile in two steps, for callers that group tiles by generator (the GPU:
  * threads of a warp then run the same generator).  gen_pick derives the
  * tile's stream into *r and draws its generator; gen_run runs that
- * generator on the stream as gen_pick left it.  gen_pick then gen_run give
- * exactly what gen_tile gives. */
+ * generator on the stream as gen_pick left it (*r is not changed).
+ * gen_pick then gen_run give exactly what gen_tile gives. */
 MF_HD gen_kind gen_pick(const gen_ctx *g, uint64_t tile, gen_rng *r);
-MF_HD void gen_run(const gen_ctx *g, gen_kind kind, gen_rng *r, uint64_t tile, size_t slot);
+MF_HD void gen_run(const gen_ctx *g, gen_kind kind, const gen_rng *r, uint64_t tile, size_t slot);
+
+/* gen_run in independent parts, for many threads per tile (the GPU).  A
+ * tile is generated in two phases:
+ *   phase 0: parts 0 .. M+N-1: part p < M writes row p of A (and of SA),
+ *            part M+q column q of B (and of SB);
+ *   phase 1: parts 0 .. M-1: part i writes row i of C; it may read A and B
+ *            of the same tile (slot) back, so every phase-0 part of the tile
+ *            must be complete (and visible) before any phase-1 part starts.
+ * Within a phase the parts are independent: any order, any thread, any
+ * interleaving (a part may write nothing: mutate's case s writes A row s,
+ * B column s and C[s][s] from part s, leaving part M+s empty).  Running
+ * every part of phase 0, then every part of phase 1, gives exactly gen_run's
+ * bytes.  tile_rng is the stream as gen_pick left it; it is not changed (each
+ * part derives its own stream from it and (phase, part); what the whole tile
+ * shares is drawn again from a copy of it, in each part).  No part does work
+ * proportional to the whole tile, except the integer generators' phase-1
+ * parts that need c = -(A.B): a row of C reads row i of A and all of B.
+ * gen_part_count(g, phase): M + N for phase 0, M for phase 1, 0 otherwise. */
+MF_HD int gen_part_count(const gen_ctx *g, int phase);
+MF_HD void gen_run_part(const gen_ctx *g, gen_kind kind, const gen_rng *tile_rng, uint64_t tile, size_t slot,
+                        int phase, int part);
 
 /* Generate tiles first .. first+ntiles-1 of the campaign `seed` with the
  * default mix (no saved cases) into slots 0 .. ntiles-1: `record`, the

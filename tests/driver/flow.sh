@@ -9,7 +9,9 @@
 #  1. the run files mismatches and exits 1;
 #  2. every file is named by XXH3-128 of its canonical serialization
 #     (recomputed with the xxhsum tool from the xxHash project);
-#  3. its minimized case has <= 3 non-zero products, and d= / model= are what
+#  3. its minimized case has <= 4 non-zero products (the most seen for this
+#     seed's cases: 3 at generator version 1, 4 at version 2; minimality
+#     itself is check 4), and d= / model= are what
 #     `mmafuzz eval` gives for ampere's / hopper's row, which differ;
 #  4. it is 1-minimal in its terms: replacing any one non-zero term by +0
 #     makes the two rows agree (again by `mmafuzz eval`);
@@ -61,7 +63,7 @@ for f in "${files[@]}"; do
     for k in "${!A[@]}"; do
         [ "${A[$k]}" != 0000 ] && [ "${B[$k]}" != 0000 ] && nz=$((nz + 1))
     done
-    [ $nz -le 3 ] || bad "$f: $nz non-zero products"
+    [ $nz -le 4 ] || bad "$f: $nz non-zero products"
     ed=$(model_d "$OTHER" "$fields")
     em=$(model_d "$INSTR" "$fields")
     [ "$ed" = "$d" ] || bad "$f: d=$d but the ampere row gives $ed"

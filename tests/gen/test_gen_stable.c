@@ -9,7 +9,7 @@
  *   - the zero generator: arithmetic (x + (-x) = 0 exactly, so paired
  *     products cancel and the model's d is a zero whenever c is);
  *   - PINNED HASHES: these were recorded from the implementation of
- *     generator-table version MF_GEN_VERSION = 1.  They are NOT a check of
+ *     generator-table version MF_GEN_VERSION = 2.  They are NOT a check of
  *     correctness, only of stability: "(seed, index) gives the same case"
  *     holds within one version.  Changing a generator, a mutator, a weight,
  *     the PRNG or the order of draws changes them: then bump MF_GEN_VERSION

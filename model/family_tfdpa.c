@@ -374,31 +374,46 @@ MF_HD uint16_t mf_fp8_f16(mf_format f, uint64_t x)
 }
 
 #ifdef MF_DEVICE_BUILD
-/* Device code: the two passes of mf_eval_f16_emu for a constant K, each
- * through chunk_core (family_tfdpa_fast.c, which model_device.cuh includes
- * before this file) with constant formats and length when the fast path
- * applies, else t_fdpa_chunk: what t_fdpa_chunk gives, with the f16 operands
- * in registers instead of local memory (no indirect call). */
-MF_HD static inline __attribute__((always_inline)) uint64_t f16_emu_passes(const mf_instr *h, const mf_case *cs,
-                                                                           mf_format fa, mf_format fb, const int K)
+/* Device code: 1 when the f16 step of F16-emu row `in` takes the fast chunk
+ * (fast_ok of the HMMA.16816 row that mf_eval_f16_emu makes). */
+MF_HD static inline int mf_f16_emu_fast(const mf_instr *in)
 {
+    mf_instr h = *in;
+    h.fa = h.fb = MF_FMT_F16;
+    h.fc = h.fd;
+    h.family = MF_T_FDPA;
+    return fast_ok(&h, h.fd);
+}
+
+/* Device code: a whole F16-emu dot product (the untraced mf_eval_f16_emu) of
+ * K = 16 or 32 fp8 inputs of formats fa, fb, from operand arrays, for a row
+ * with mf_f16_emu_fast: the two passes through chunk_core
+ * (family_tfdpa_fast.c, which model_device.cuh includes before this file),
+ * then c added.  Callers pass formats and K as constants (mf_eval_f16_emu
+ * below, and the GPU's fixed-shape check, devices/cuda/verify.cu): the f16
+ * operands stay in registers and nothing is called indirectly. */
+MF_HD static inline __attribute__((always_inline)) uint64_t mf_f16_emu_fixed(const mf_instr *in, mf_format fa,
+                                                                            mf_format fb, const uint64_t *a,
+                                                                            const uint64_t *b, uint64_t c,
+                                                                            const int K)
+{
+    mf_instr h = *in;               /* the HMMA.16816 step: f16 x f16 (mf_eval_f16_emu) */
+    h.fa = h.fb = MF_FMT_F16;
+    h.fc = h.fd;
+    h.family = MF_T_FDPA;
     const int half = K / 2;
     uint64_t a16[MF_KMAX], b16[MF_KMAX];
+    MF_UNROLL
     for (int k = 0; k < K; k++) {
         const int pos = mf_f16_emu_pos(k, half);
-        a16[pos] = mf_fp8_f16(fa, cs->a[k]);
-        b16[pos] = mf_fp8_f16(fb, cs->b[k]);
+        a16[pos] = mf_fp8_f16(fa, a[k]);
+        b16[pos] = mf_fp8_f16(fb, b[k]);
     }
-    uint64_t acc = mf_pack_zero(h->fd, 0), d;
-    const int fast = fast_ok(h, h->fd);   /* mf_t_fdpa_chunk_fast's condition */
-    for (int pass = 0; pass < 2; pass++) {
-        if (fast && chunk_core(h, MF_FMT_F16, MF_FMT_F16, h->fd, acc, a16 + pass * half, b16 + pass * half, half, 0,
-                               &d) == 0)
-            acc = d;
-        else
-            acc = t_fdpa_chunk(h, h->fd, acc, a16 + pass * half, b16 + pass * half, half, 0, 0, 1, NULL);
-    }
-    return acc;
+    uint64_t acc = mf_pack_zero(h.fd, 0);
+    MF_UNROLL
+    for (int pass = 0; pass < 2; pass++)
+        chunk_core(&h, MF_FMT_F16, MF_FMT_F16, h.fd, acc, a16 + pass * half, b16 + pass * half, half, 0, &acc);
+    return mf_ieee_add(in->fd, acc, c);
 }
 #endif
 
@@ -415,11 +430,9 @@ MF_HD uint64_t mf_eval_f16_emu(const mf_instr *in, const mf_case *cs, const mf_t
      * low half, then of .H1).  The inputs go straight to their pass
      * (mf_f16_emu_pos). */
 #ifdef MF_DEVICE_BUILD
-    if (in->k == 32 || in->k == 16) {   /* the table's K: constant in f16_emu_passes */
-        const uint64_t acc = in->k == 32 ? f16_emu_passes(&h, cs, in->fa, in->fb, 32)
-                                         : f16_emu_passes(&h, cs, in->fa, in->fb, 16);
-        return mf_ieee_add(in->fd, acc, cs->c);
-    }
+    if ((in->k == 32 || in->k == 16) && mf_f16_emu_fast(in))   /* the table's K, as a constant */
+        return in->k == 32 ? mf_f16_emu_fixed(in, in->fa, in->fb, cs->a, cs->b, cs->c, 32)
+                           : mf_f16_emu_fixed(in, in->fa, in->fb, cs->a, cs->b, cs->c, 16);
 #endif
     const int half = in->k / 2;
     uint64_t a16[MF_KMAX], b16[MF_KMAX];

@@ -32,7 +32,7 @@ MF_HD static inline __attribute__((always_inline)) int dec_in(mf_format f, uint6
     case MF_FMT_E3M2: v = (uint32_t)x & 0x3F; ebits = 3; fbits = 2; bias = 3; inf_nan = 0; break;
     case MF_FMT_E2M3: v = (uint32_t)x & 0x3F; ebits = 2; fbits = 3; bias = 1; inf_nan = 0; break;
     case MF_FMT_E2M1: v = (uint32_t)x & 0xF; ebits = 2; fbits = 1; bias = 1; inf_nan = 0; break;
-    default: return 1;  /* not a fast-path format */
+    default: *sig = 0; *exp = 0; *sign = 0; return 1;  /* not a fast-path format */
     }
     uint32_t e = (v >> fbits) & ((1u << ebits) - 1);
     uint32_t m = v & ((1u << fbits) - 1);
@@ -138,6 +138,7 @@ MF_HD static inline __attribute__((always_inline)) int chunk_core(const mf_instr
     uint32_t special = 0;
     const int e_zero = in->e_zero;
     int32_t e_max = -100000;
+    MF_UNROLL
     for (int k = 0; k < L; k++) {
         uint32_t sa, sb, ga, gb;
         int ea, eb;
@@ -185,6 +186,7 @@ MF_HD static inline __attribute__((always_inline)) int chunk_core(const mf_instr
     const int F = in->F;
     const int up = F - (frac_bits_of(fa) + frac_bits_of(fb));  /* >= 0, checked by the caller */
     int64_t S = 0;
+    MF_UNROLL
     for (int k = 0; k < L; k++) {
         uint32_t dist = (uint32_t)(e_max - pexp[k]);
         dist = dist > 31 ? 31 : dist;
@@ -202,6 +204,23 @@ MF_HD static inline __attribute__((always_inline)) int chunk_core(const mf_instr
     return 0;
 }
 
+/* A whole T-FDPA dot product of K inputs in chunks of L, every chunk through
+ * chunk_core (the first accumulating into c of format fc, the later ones into
+ * D's format fd), for a row whose plan is not NULL (plan_of: T-FDPA, no
+ * forms, fast_ok for fc and fd).  The same chunks as mf_t_fdpa_fast; for
+ * callers that pass formats and lengths as constants, so that the decoding
+ * folds and the terms stay in registers (the GPU's fixed-shape check,
+ * devices/cuda/verify.cu). */
+MF_HD static inline __attribute__((always_inline)) uint64_t mf_t_fdpa_fixed(const mf_instr *in, mf_format fa,
+                                                                           mf_format fb, mf_format fc, mf_format fd,
+                                                                           const uint64_t *a, const uint64_t *b,
+                                                                           uint64_t c, const int K, const int L)
+{
+    MF_UNROLL
+    for (int k0 = 0; k0 < K; k0 += L)
+        chunk_core(in, fa, fb, k0 == 0 ? fc : fd, c, a + k0, b + k0, L, 0, &c);
+    return c;
+}
 
 #define FAST_FORMATS(X) X(TF32) X(F16) X(BF16) X(E5M2) X(E4M3) X(E3M2) X(E2M3) X(E2M1)
 

@@ -15,6 +15,21 @@
 
 typedef unsigned __int128 mf_u128;
 
+/* MF_UNROLL before a loop whose trip count is a constant once inlined (the
+ * fixed-shape entries below): device code unrolls it fully, so that the
+ * per-term arrays stay in registers; the host compilers decide themselves. */
+#undef MF_UNROLL
+#undef MF_COLD
+/* MF_COLD on a rarely taken general step called from unrolled code: device
+ * code keeps it out of line (a call instead of one copy per unrolled step). */
+#if defined(MF_DEVICE_BUILD) && defined(__CUDACC__)
+#define MF_UNROLL _Pragma("unroll")
+#define MF_COLD __noinline__
+#else
+#define MF_UNROLL
+#define MF_COLD
+#endif
+
 /* Decode tables (format.c): entry = sig | (exp+512) << 16 | cls << 26 |
  * sign << 28, for formats of 16 bits or fewer except tf32 (else NULL).
  * Host only: built by a constructor; device code decodes from the fields

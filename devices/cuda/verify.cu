@@ -4,17 +4,22 @@
  * One chunk of a call (about 2^25 cases) is these kernels on one stream:
  *   1. generation, the case-generation library's own code compiled for the
  *      device (model_device.cuh), into the chunk's A, B, C arrays: the same
- *      bits the host would generate.  gen_tile in its two steps: vpick_kernel
- *      derives each tile's stream and draws its generator (gen_pick), the
- *      tiles are grouped by generator (vscan_kernel, vscatter_kernel), and
- *      vrun_kernel runs them (gen_run) so that the 32 threads of a warp run
- *      the same generator instead of diverging over all of them;
+ *      bits the host would generate.  vpick_kernel derives each tile's
+ *      stream and draws its generator (gen_pick), the tiles are grouped by
+ *      generator (vscan_kernel, vscatter_kernel), and vpart_kernel runs the
+ *      tiles' independent parts (gen_run_part: phase 0 the rows of A and
+ *      columns of B, phase 1 the rows of C), one thread per part, so that
+ *      the threads of a warp run the same generator on neighbouring rows;
  *   2. the instruction's wrapper kernel (kernels.cuh), as mf_device_run_tiles
  *      launches it, writing D;
- *   3. vcheck_kernel: one thread per case evaluates the model (mf_eval, the
- *      model's C sources compiled for the device) and compares with D under
- *      the instruction's NaN rule; a disagreement takes a slot of the hit
- *      buffer by an atomic counter (all are counted, the first hits_cap kept).
+ *   3. the check: one thread per case evaluates the model (the model's C
+ *      sources compiled for the device) and compares with D under the
+ *      instruction's NaN rule; a disagreement takes a slot of the hit buffer
+ *      by an atomic counter (all are counted, the first hits_cap kept).
+ *      vfixed_kernel, for the shapes of its table, calls the model's
+ *      fixed-shape entry with the formats and lengths as constants and the
+ *      operands in registers; vcheck_kernel (mf_eval on an mf_case) checks
+ *      every other row.
  * Two streams alternate chunks, so that one chunk's kernels fill the GPU
  * while the other's finish.  A GPU takes the call's chunks in turn with the
  * other GPUs of the call (VgpuShared.next), at most two in flight, so
@@ -105,16 +110,64 @@ __global__ void __launch_bounds__(256) vscatter_kernel(unsigned ntiles, const un
         perm[atomicAdd(&count[2 * mfd::GEN_COUNT + kind[t]], 1u)] = t;
 }
 
-__global__ void __launch_bounds__(128) vrun_kernel(const __grid_constant__ VParams p, const unsigned char *kind,
-                                                   const unsigned long long *rng, const unsigned *perm)
+/* One phase of generation (gen_run_part): thread q of the launch runs part
+ * q % parts of the chunk's tile perm[q / parts], so that the threads of a warp
+ * run parts of the same tile (or of tiles of the same generator) and write
+ * neighbouring rows. */
+__global__ void __launch_bounds__(128) vpart_kernel(const __grid_constant__ VParams p, const unsigned char *kind,
+                                                    const unsigned long long *rng, const unsigned *perm, int phase,
+                                                    unsigned parts)
 {
-    const unsigned step = gridDim.x * blockDim.x;
-    for (unsigned i = blockIdx.x * blockDim.x + threadIdx.x; i < (unsigned)p.ntiles; i += step) {
-        const unsigned t = perm[i];
+    /* a chunk's tiles times parts (at most M + N) stays below 2^32 (vgpu_chunk_tiles) */
+    const unsigned total = (unsigned)p.ntiles * parts, step = gridDim.x * blockDim.x;
+    for (unsigned q = blockIdx.x * blockDim.x + threadIdx.x; q < total; q += step) {
+        const unsigned t = perm[q / parts], part = q - (q / parts) * parts;
         mfd::gen_rng r;
         r.s = rng[t];
-        mfd::gen_run(&p.g, (mfd::gen_kind)kind[t], &r, p.base + p.stride * (p.first + t), (size_t)t);
+        mfd::gen_run_part(&p.g, (mfd::gen_kind)kind[t], &r, p.base + p.stride * (p.first + t), (size_t)t, phase,
+                          (int)part);
     }
+}
+
+/* Compare one case's output d with the model's mv under the instruction's
+ * NaN rule; a disagreement takes a slot of the hit buffer. */
+__device__ __forceinline__ void vcompare(const VParams &p, unsigned t, unsigned i, unsigned j, unsigned long long d,
+                                         unsigned long long mv)
+{
+    if (d != mv && !mfd::mf_output_equal(&p.in, d, mv)) {
+        unsigned long long s = atomicAdd(p.count, 1ull);
+        if (s < p.cap) {
+            mf_verify_hit h;
+            h.tile = p.base + p.stride * (p.first + t);
+            h.i = i;
+            h.j = j;
+            h.dev = d;
+            h.model = mv;
+            p.hits[s] = h;
+        }
+    }
+}
+
+/* The general check of one case (mf_eval through an mf_case in local memory). */
+__device__ __forceinline__ unsigned long long veval_general(const VParams &p, unsigned t, unsigned i, unsigned j)
+{
+    const unsigned char *A = (const unsigned char *)p.g.A, *B = (const unsigned char *)p.g.B,
+                        *C = (const unsigned char *)p.g.C;
+    mfd::mf_case cs;
+    const size_t ar = ((size_t)t * p.m + i) * (size_t)p.k, bc = ((size_t)t * p.n + j) * (size_t)p.k;
+    for (int q = 0; q < p.k; q++) {
+        cs.a[q] = vld(A, ar + q, p.ea);
+        cs.b[q] = vld(B, bc + q, p.eb);
+    }
+    cs.c = vld(C, ((size_t)t * p.m + i) * (size_t)p.n + j, p.ec);
+    return mfd::mf_eval(&p.model, &cs);
+}
+
+/* The same out of line: the fixed-shape kernels' path for a row whose fields
+ * it does not serve (one copy per kernel, not one per unrolled shape). */
+__device__ __noinline__ unsigned long long veval_general_call(const VParams &p, unsigned t, unsigned i, unsigned j)
+{
+    return veval_general(p, t, i, j);
 }
 
 __global__ void __launch_bounds__(256) vcheck_kernel(const __grid_constant__ VParams p)
@@ -122,33 +175,136 @@ __global__ void __launch_bounds__(256) vcheck_kernel(const __grid_constant__ VPa
     /* a chunk holds fewer than 2^32 cases (vgpu_chunk_tiles): 32-bit index arithmetic */
     const unsigned mn = (unsigned)p.m * (unsigned)p.n, total = (unsigned)p.ntiles * mn;
     const unsigned step = gridDim.x * blockDim.x;
+    for (unsigned idx = blockIdx.x * blockDim.x + threadIdx.x; idx < total; idx += step) {
+        const unsigned t = idx / mn, o = idx - t * mn;
+        const unsigned i = o / (unsigned)p.n, j = o - i * (unsigned)p.n;
+        const unsigned long long d = vld(p.D, idx, p.ed);
+        vcompare(p, t, i, j, d, veval_general(p, t, i, j));
+    }
+}
+
+/* ---- the fixed-shape checks: the model's own fixed-shape entries
+ * (mf_t_fdpa_fixed, mf_f16_emu_fixed) with the row's input formats, K and
+ * chunk length as constants, the operands loaded from the tile
+ * straight into registers: no mf_case in local memory, no indirect call.
+ * One instance per shape of the table below; a row of another shape, or one
+ * whose fields take the general path (wgmma's operand forms, a T-FDPA row
+ * without a fast plan), is checked by vcheck_kernel. */
+
+enum VFam { VF_TFDPA, VF_F16EMU };
+
+__host__ __device__ constexpr int vbytes(int f)
+{
+    return f == mfd::MF_FMT_F64 ? 8 : (f == mfd::MF_FMT_F32 || f == mfd::MF_FMT_TF32) ? 4
+           : (f == mfd::MF_FMT_F16 || f == mfd::MF_FMT_BF16) ? 2 : 1;
+}
+
+/* K elements of E bytes at p (16-byte aligned, K * E a multiple of 16) into out[]. */
+template <int E, int K>
+__device__ __forceinline__ void vload_row(const unsigned char *p, uint64_t (&out)[K])
+{
+    static_assert((K * E) % 16 == 0, "fixed-shape rows are whole 16-byte words");
+    constexpr int W = K * E / 16;
+    unsigned w32[4 * W];
+#pragma unroll
+    for (int q = 0; q < W; q++) {
+        const uint4 v = __ldg((const uint4 *)p + q);
+        w32[4 * q] = v.x;
+        w32[4 * q + 1] = v.y;
+        w32[4 * q + 2] = v.z;
+        w32[4 * q + 3] = v.w;
+    }
+#pragma unroll
+    for (int q = 0; q < K; q++) {
+        if (E == 8)
+            out[q] = (uint64_t)w32[2 * q] | (uint64_t)w32[2 * q + 1] << 32;
+        else if (E == 4)
+            out[q] = w32[q];
+        else if (E == 2)
+            out[q] = (w32[q / 2] >> (16 * (q % 2))) & 0xFFFFu;
+        else
+            out[q] = (w32[q / 4] >> (8 * (q % 4))) & 0xFFu;
+    }
+}
+
+template <int FAM, int FA, int FB, int K, int L>
+__global__ void __launch_bounds__(256) vfixed_kernel(const __grid_constant__ VParams p)
+{
+    constexpr int EA = vbytes(FA), EB = vbytes(FB);
+    const mfd::mf_instr *md = &p.model;
+    /* the row's fields decide the path once for the launch (mf_eval's own choice) */
+#if !defined(__CUDA_ARCH__) || __CUDA_ARCH__ == 900
+    const bool fixed = !mfd::mf_row_has_forms(md) && (FAM != VF_TFDPA || mfd::mf_t_fdpa_plan(md) != NULL) &&
+                       (FAM != VF_F16EMU || mfd::mf_f16_emu_fast(md));
+#else
+    /* the unrolled shapes are compiled for sm_90 only, where they were measured (each costs a minute of
+     * ptxas per target); other targets check these rows on the general path */
+    const bool fixed = false;
+#endif
+    const unsigned mn = (unsigned)p.m * (unsigned)p.n, total = (unsigned)p.ntiles * mn;
+    const unsigned step = gridDim.x * blockDim.x;
     const unsigned char *A = (const unsigned char *)p.g.A, *B = (const unsigned char *)p.g.B,
                         *C = (const unsigned char *)p.g.C, *D = p.D;
     for (unsigned idx = blockIdx.x * blockDim.x + threadIdx.x; idx < total; idx += step) {
         const unsigned t = idx / mn, o = idx - t * mn;
         const unsigned i = o / (unsigned)p.n, j = o - i * (unsigned)p.n;
-        mfd::mf_case cs;
-        const size_t ar = ((size_t)t * p.m + i) * (size_t)p.k, bc = ((size_t)t * p.n + j) * (size_t)p.k;
-        for (int q = 0; q < p.k; q++) {
-            cs.a[q] = vld(A, ar + q, p.ea);
-            cs.b[q] = vld(B, bc + q, p.eb);
-        }
-        cs.c = vld(C, idx, p.ec);
         const unsigned long long d = vld(D, idx, p.ed);
-        const unsigned long long mv = mfd::mf_eval(&p.model, &cs);
-        if (d != mv && !mfd::mf_output_equal(&p.in, d, mv)) {
-            unsigned long long s = atomicAdd(p.count, 1ull);
-            if (s < p.cap) {
-                mf_verify_hit h;
-                h.tile = p.base + p.stride * (p.first + t);
-                h.i = i;
-                h.j = j;
-                h.dev = d;
-                h.model = mv;
-                p.hits[s] = h;
-            }
+        unsigned long long mv;
+        if (fixed) {
+#if !defined(__CUDA_ARCH__) || __CUDA_ARCH__ == 900
+            uint64_t a[K], b[K];
+            vload_row<EA, K>(A + ((size_t)t * p.m + i) * (size_t)(K * EA), a);
+            vload_row<EB, K>(B + ((size_t)t * p.n + j) * (size_t)(K * EB), b);
+            const unsigned long long c = vld(C, idx, p.ec);
+            if (FAM == VF_TFDPA)   /* the accumulator's format at run time: a uniform branch */
+                mv = mfd::mf_t_fdpa_fixed(md, (mfd::mf_format)FA, (mfd::mf_format)FB, md->fc, md->fd, a, b, c, K, L);
+            else
+                mv = mfd::mf_f16_emu_fixed(md, (mfd::mf_format)FA, (mfd::mf_format)FB, a, b, c, K);
+#endif
+        } else {
+            mv = veval_general_call(p, t, i, j);
         }
+        vcompare(p, t, i, j, d, mv);
     }
+}
+
+/* The shapes with a fixed-shape check: (family, A and B formats, K, chunk
+ * length L of the model row; L is K for F16-emu, whose passes are fixed):
+ * the dense floating-point hopper rows, either accumulator.  Not the f64 FMA
+ * chains: unrolled, their 128-bit steps ran at a third of the general
+ * kernel's rate (H100). */
+#define VFIXED_SHAPES(X)                                                                                          \
+    X(VF_TFDPA, TF32, TF32, 8, 8) X(VF_TFDPA, TF32, TF32, 4, 4) X(VF_TFDPA, F16, F16, 16, 16)                     \
+    X(VF_TFDPA, F16, F16, 8, 8) X(VF_TFDPA, BF16, BF16, 16, 16) X(VF_TFDPA, BF16, BF16, 8, 8)                     \
+    VFIXED_FP8(X, E4M3, E4M3) VFIXED_FP8(X, E4M3, E5M2) VFIXED_FP8(X, E5M2, E4M3) VFIXED_FP8(X, E5M2, E5M2)
+#define VFIXED_FP8(X, A, B) X(VF_TFDPA, A, B, 32, 32) X(VF_F16EMU, A, B, 32, 32) X(VF_F16EMU, A, B, 16, 16)
+
+struct VFixedShape {
+    int fam, fa, fb, k, l;
+    void (*fn)(VParams);
+};
+
+#define VFIXED_ENTRY(FAM, A, B, K, L)                                                                             \
+    {FAM, mfd::MF_FMT_##A, mfd::MF_FMT_##B, K, L, vfixed_kernel<FAM, mfd::MF_FMT_##A, mfd::MF_FMT_##B, K, L>},
+const VFixedShape vfixed_shapes[] = {VFIXED_SHAPES(VFIXED_ENTRY)};
+
+/* The fixed-shape check of (instruction, model row), or NULL. */
+void (*vfixed_for(const mf_instr *in, const mf_instr *model))(VParams)
+{
+    int fam;
+    switch (model->family) {
+    case MF_T_FDPA: fam = VF_TFDPA; break;
+    case MF_F16_EMU: fam = VF_F16EMU; break;
+    default: return NULL;
+    }
+    if (model->fa != in->fa || model->fb != in->fb || model->fc != in->fc || model->fd != in->fd ||
+        model->k != in->k)
+        return NULL;
+    const int l = fam == VF_TFDPA ? model->L : model->k;
+    for (const VFixedShape &s : vfixed_shapes)
+        if (s.fam == fam && s.fa == (int)model->fa && s.fb == (int)model->fb && s.k == model->k && s.l == l)
+            return s.fn;
+    return NULL;
 }
 
 } /* namespace */
@@ -260,7 +416,12 @@ unsigned long long vgpu_chunk_tiles(const mf_instr *in, int m, int n, int k)
     const size_t mn = (size_t)m * (size_t)n;
     const size_t tile_bytes = (size_t)m * k * mf_abi_elem_bytes(in->fa) + (size_t)n * k * mf_abi_elem_bytes(in->fb) +
                               mn * (mf_abi_elem_bytes(in->fc) + mf_abi_elem_bytes(in->fd));
-    unsigned long long t = ((unsigned long long)1 << 25) / mn;
+    /* MMAFUZZ_VERIFY_CHUNK=L (16..30): about 2^L cases per chunk instead (measurements) */
+    int lg = 25;
+    const char *env = getenv("MMAFUZZ_VERIFY_CHUNK");
+    if (env && atoi(env) >= 16 && atoi(env) <= 30)
+        lg = atoi(env);
+    unsigned long long t = ((unsigned long long)1 << lg) / mn;
     if (t * tile_bytes > ((size_t)1 << 30))
         t = ((size_t)1 << 30) / tile_bytes;
     return t ? t : 1;
@@ -357,14 +518,17 @@ cudaError_t vgpu_run(Vgpu *v, VgpuShared *sh, const VgpuKernel *kern, const char
                 VCK(cudaEventCreate(&v->slot[s].ev[q]));
         }
         VCK(mfd_device_init(v->slot[0].stream));  /* the generators' device tables */
+        /* the general check's calls (mf_eval reaches the chunk functions through pointers, so ptxas cannot size
+         * the stack): room for the deepest path, an mf_case and the model's arrays */
+        VCK(cudaDeviceSetLimit(cudaLimitStackSize, 8192));
         /* no shared memory: all of it as L1, which holds the threads' cases and the model's arrays (local memory;
          * measured with ncu on an H100: the check kernel waited on L1TEX misses) */
         VCK(cudaFuncSetAttribute(vcheck_kernel, cudaFuncAttributePreferredSharedMemoryCarveout, 0));
-        VCK(cudaFuncSetAttribute(vrun_kernel, cudaFuncAttributePreferredSharedMemoryCarveout, 0));
+        VCK(cudaFuncSetAttribute(vpart_kernel, cudaFuncAttributePreferredSharedMemoryCarveout, 0));
         int per = 0;
         VCK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per, vpick_kernel, 256, 0));
         v->pick_grid = v->sms * (per > 0 ? per : 1);
-        VCK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per, vrun_kernel, 128, 0));
+        VCK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per, vpart_kernel, 128, 0));
         v->run_grid = v->sms * (per > 0 ? per : 1);
         VCK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per, vcheck_kernel, 256, 0));
         v->chk_grid = v->sms * (per > 0 ? per : 1);
@@ -373,6 +537,15 @@ cudaError_t vgpu_run(Vgpu *v, VgpuShared *sh, const VgpuKernel *kern, const char
     cudaError_t e = upload_inputs(v, rq, what);
     if (e != cudaSuccess)
         return e;
+    /* the check kernel: the fixed-shape one of this (instruction, model row), else the general one */
+    void (*fixed)(VParams) = vfixed_for(rq->in, rq->model);
+    const void *chk_fn = fixed ? (const void *)fixed : (const void *)vcheck_kernel;
+    int chk_grid = v->chk_grid;
+    if (fixed) {
+        int per = 0;
+        VCK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per, chk_fn, 256, 0));
+        chk_grid = v->sms * (per > 0 ? per : 1);
+    }
     const mf_instr *in = rq->in;
     VParams p;
     memset(&p, 0, sizeof p);
@@ -399,6 +572,11 @@ cudaError_t vgpu_run(Vgpu *v, VgpuShared *sh, const VgpuKernel *kern, const char
     memcpy(&p.g.mix, &rq->mix, sizeof p.g.mix);
     p.g.view = rq->nview ? v->d_view : NULL;
     p.g.nview = rq->nview;
+    ::gen_ctx hg;   /* the tile shape, for the parts of each generation phase */
+    memset(&hg, 0, sizeof hg);
+    hg.m = sh->m;
+    hg.n = sh->n;
+    hg.k = sh->k;
     const size_t mn = (size_t)sh->m * (size_t)sh->n;
     const size_t per_tile[4] = {(size_t)sh->m * sh->k * p.ea, (size_t)sh->n * sh->k * p.eb, mn * p.ec, mn * p.ed};
     std::atomic<unsigned long long> *next = reinterpret_cast<std::atomic<unsigned long long> *>(&sh->next);
@@ -442,7 +620,10 @@ cudaError_t vgpu_run(Vgpu *v, VgpuShared *sh, const VgpuKernel *kern, const char
         vpick_kernel<<<v->pick_grid, 256, 0, s->stream>>>(p, s->kind, s->rng, s->count);
         vscan_kernel<<<1, 1, 0, s->stream>>>(s->count);
         vscatter_kernel<<<v->pick_grid, 256, 0, s->stream>>>((unsigned)nt, s->kind, s->count, s->perm);
-        vrun_kernel<<<v->run_grid, 128, 0, s->stream>>>(p, s->kind, s->rng, s->perm);
+        for (int phase = 0; phase < 2; phase++) {
+            const unsigned parts = (unsigned)::gen_part_count(&hg, phase);
+            vpart_kernel<<<v->run_grid, 128, 0, s->stream>>>(p, s->kind, s->rng, s->perm, phase, parts);
+        }
         VCK(cudaGetLastError());
         mf_kargs ka = {s->buf[0], s->buf[1], s->buf[2], s->buf[3], nt};
         void *args[1] = {&ka};
@@ -455,8 +636,8 @@ cudaError_t vgpu_run(Vgpu *v, VgpuShared *sh, const VgpuKernel *kern, const char
                              s->stream));
         if (v->stages)
             VCK(cudaEventRecord(s->ev[2], s->stream));
-        vcheck_kernel<<<v->chk_grid, 256, 0, s->stream>>>(p);
-        VCK(cudaGetLastError());
+        void *pargs[1] = {&p};
+        VCK(cudaLaunchKernel(chk_fn, dim3((unsigned)chk_grid), dim3(256), pargs, 0, s->stream));
         if (v->stages) {
             VCK(cudaEventRecord(s->ev[3], s->stream));
             s->timed = 1;

@@ -8,7 +8,10 @@
  *            format of 16 bits or fewer (the device has no decode tables),
  *            and fp8 -> f16 (F16-emu) for every byte;
  *   eval     mfd::mf_eval against ::mf_eval_trace(in, cs, NULL) (the host's
- *            general path) and ::mf_eval (with its fast paths), on every row
+ *            general path) and ::mf_eval (with its fast paths), and the
+ *            fixed-shape entry mfd::mf_t_fdpa_fixed of the GPU's check on
+ *            the T-FDPA rows with a fast plan (mfd::mf_eval itself takes
+ *            mf_f16_emu_fixed and mf_fma_chain_fixed), on every row
  *            of the instruction table, on cases from the generator library
  *            (default mix: every generator but mutation); and
  *            mfd::mf_output_equal against ::mf_output_equal;
@@ -156,6 +159,14 @@ static long check_eval_row(const ::mf_instr *in, long cases, uint64_t seed)
                 if (dev != general || dev != fast)
                     FAIL("%s tile %zu (%d,%d): device 0x%" PRIx64 ", host general 0x%" PRIx64 ", host mf_eval 0x%" PRIx64,
                          in->name, t, i, j, dev, general, fast);
+                /* the fixed-shape entry of the GPU's check (devices/cuda/verify.cu), for the rows it serves */
+                if (din.family == mfd::MF_T_FDPA && mfd::mf_t_fdpa_plan(&din)) {
+                    const uint64_t fx = mfd::mf_t_fdpa_fixed(&din, din.fa, din.fb, din.fc, din.fd, dcs.a, dcs.b, dcs.c,
+                                                             din.k, din.L);
+                    if (fx != general)
+                        FAIL("%s tile %zu (%d,%d): mf_t_fdpa_fixed 0x%" PRIx64 ", host general 0x%" PRIx64, in->name,
+                             t, i, j, fx, general);
+                }
                 /* the comparison rule: against itself, a neighbour, and the canonical NaN */
                 const uint64_t other[3] = {general, general ^ 1, (UINT64_C(1) << (mf_format_get(in->fd)->bits - 1)) - 1};
                 for (int o = 0; o < 3; o++)

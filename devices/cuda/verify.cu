@@ -28,6 +28,11 @@
 #include "model_device.cuh"
 #include "verify.h"
 
+/* The host library's answer to "does this row take the fast T-FDPA path
+ * whole" (model/internal.h; C linkage): a chunk function, or NULL. */
+extern "C" int (*mf_t_fdpa_plan(const mf_instr *in))(const mf_instr *, mf_format, uint64_t, const uint64_t *,
+                                                       const uint64_t *, int, int, uint64_t *);
+
 #include <atomic>
 #include <chrono>
 #include <stdio.h>
@@ -163,13 +168,6 @@ __device__ __forceinline__ unsigned long long veval_general(const VParams &p, un
     return mfd::mf_eval(&p.model, &cs);
 }
 
-/* The same out of line: the fixed-shape kernels' path for a row whose fields
- * it does not serve (one copy per kernel, not one per unrolled shape). */
-__device__ __noinline__ unsigned long long veval_general_call(const VParams &p, unsigned t, unsigned i, unsigned j)
-{
-    return veval_general(p, t, i, j);
-}
-
 __global__ void __launch_bounds__(256) vcheck_kernel(const __grid_constant__ VParams p)
 {
     /* a chunk holds fewer than 2^32 cases (vgpu_chunk_tiles): 32-bit index arithmetic */
@@ -230,17 +228,11 @@ __device__ __forceinline__ void vload_row(const unsigned char *p, uint64_t (&out
 template <int FAM, int FA, int FB, int K, int L>
 __global__ void __launch_bounds__(256) vfixed_kernel(const __grid_constant__ VParams p)
 {
+    /* compiled for sm_90 only, where it was measured: each shape costs a minute of ptxas per target, and the
+     * host launches it only on a GPU of compute capability 9.0 (vfixed_for) */
+#if !defined(__CUDA_ARCH__) || __CUDA_ARCH__ == 900
     constexpr int EA = vbytes(FA), EB = vbytes(FB);
     const mfd::mf_instr *md = &p.model;
-    /* the row's fields decide the path once for the launch (mf_eval's own choice) */
-#if !defined(__CUDA_ARCH__) || __CUDA_ARCH__ == 900
-    const bool fixed = !mfd::mf_row_has_forms(md) && (FAM != VF_TFDPA || mfd::mf_t_fdpa_plan(md) != NULL) &&
-                       (FAM != VF_F16EMU || mfd::mf_f16_emu_fast(md));
-#else
-    /* the unrolled shapes are compiled for sm_90 only, where they were measured (each costs a minute of
-     * ptxas per target); other targets check these rows on the general path */
-    const bool fixed = false;
-#endif
     const unsigned mn = (unsigned)p.m * (unsigned)p.n, total = (unsigned)p.ntiles * mn;
     const unsigned step = gridDim.x * blockDim.x;
     const unsigned char *A = (const unsigned char *)p.g.A, *B = (const unsigned char *)p.g.B,
@@ -248,24 +240,18 @@ __global__ void __launch_bounds__(256) vfixed_kernel(const __grid_constant__ VPa
     for (unsigned idx = blockIdx.x * blockDim.x + threadIdx.x; idx < total; idx += step) {
         const unsigned t = idx / mn, o = idx - t * mn;
         const unsigned i = o / (unsigned)p.n, j = o - i * (unsigned)p.n;
-        const unsigned long long d = vld(D, idx, p.ed);
+        uint64_t a[K], b[K];
+        vload_row<EA, K>(A + ((size_t)t * p.m + i) * (size_t)(K * EA), a);
+        vload_row<EB, K>(B + ((size_t)t * p.n + j) * (size_t)(K * EB), b);
+        const unsigned long long c = vld(C, idx, p.ec), d = vld(D, idx, p.ed);
         unsigned long long mv;
-        if (fixed) {
-#if !defined(__CUDA_ARCH__) || __CUDA_ARCH__ == 900
-            uint64_t a[K], b[K];
-            vload_row<EA, K>(A + ((size_t)t * p.m + i) * (size_t)(K * EA), a);
-            vload_row<EB, K>(B + ((size_t)t * p.n + j) * (size_t)(K * EB), b);
-            const unsigned long long c = vld(C, idx, p.ec);
-            if (FAM == VF_TFDPA)   /* the accumulator's format at run time: a uniform branch */
-                mv = mfd::mf_t_fdpa_fixed(md, (mfd::mf_format)FA, (mfd::mf_format)FB, md->fc, md->fd, a, b, c, K, L);
-            else
-                mv = mfd::mf_f16_emu_fixed(md, (mfd::mf_format)FA, (mfd::mf_format)FB, a, b, c, K);
-#endif
-        } else {
-            mv = veval_general_call(p, t, i, j);
-        }
+        if (FAM == VF_TFDPA)   /* the accumulator's format at run time: a uniform branch */
+            mv = mfd::mf_t_fdpa_fixed(md, (mfd::mf_format)FA, (mfd::mf_format)FB, md->fc, md->fd, a, b, c, K, L);
+        else
+            mv = mfd::mf_f16_emu_fixed(md, (mfd::mf_format)FA, (mfd::mf_format)FB, a, b, c, K);
         vcompare(p, t, i, j, d, mv);
     }
+#endif
 }
 
 /* The shapes with a fixed-shape check: (family, A and B formats, K, chunk
@@ -288,15 +274,29 @@ struct VFixedShape {
     {FAM, mfd::MF_FMT_##A, mfd::MF_FMT_##B, K, L, vfixed_kernel<FAM, mfd::MF_FMT_##A, mfd::MF_FMT_##B, K, L>},
 const VFixedShape vfixed_shapes[] = {VFIXED_SHAPES(VFIXED_ENTRY)};
 
-/* The fixed-shape check of (instruction, model row), or NULL. */
-void (*vfixed_for(const mf_instr *in, const mf_instr *model))(VParams)
+/* The fixed-shape check of (instruction, model row) on a GPU of compute
+ * capability cc (major * 10 + minor), or NULL: the row's fields must take the
+ * path the fixed-shape entry computes, as mf_eval decides it (a T-FDPA row
+ * with a fast plan; an F16-emu row whose f16 step has one), asked of the host
+ * library's mf_t_fdpa_plan. */
+void (*vfixed_for(const mf_instr *in, const mf_instr *model, int cc))(VParams)
 {
+    if (cc != 90)
+        return NULL;
     int fam;
+    mf_instr h = *model;
     switch (model->family) {
     case MF_T_FDPA: fam = VF_TFDPA; break;
-    case MF_F16_EMU: fam = VF_F16EMU; break;
+    case MF_F16_EMU:   /* the HMMA.16816 step of mf_eval_f16_emu */
+        fam = VF_F16EMU;
+        h.fa = h.fb = MF_FMT_F16;
+        h.fc = h.fd;
+        h.family = MF_T_FDPA;
+        break;
     default: return NULL;
     }
+    if (!mf_t_fdpa_plan(&h))
+        return NULL;
     if (model->fa != in->fa || model->fb != in->fb || model->fc != in->fc || model->fd != in->fd ||
         model->k != in->k)
         return NULL;
@@ -311,6 +311,7 @@ void (*vfixed_for(const mf_instr *in, const mf_instr *model))(VParams)
 
 struct Vgpu {
     int ordinal, sms;
+    int cc;                     /* compute capability, major * 10 + minor (the fixed-shape checks: 90) */
     int pick_grid, run_grid, chk_grid;  /* blocks of a whole-GPU launch of each kernel */
     VSlot slot[kSlots];
     int ready;                  /* streams created */
@@ -518,6 +519,10 @@ cudaError_t vgpu_run(Vgpu *v, VgpuShared *sh, const VgpuKernel *kern, const char
                 VCK(cudaEventCreate(&v->slot[s].ev[q]));
         }
         VCK(mfd_device_init(v->slot[0].stream));  /* the generators' device tables */
+        int major = 0, minor = 0;
+        VCK(cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, v->ordinal));
+        VCK(cudaDeviceGetAttribute(&minor, cudaDevAttrComputeCapabilityMinor, v->ordinal));
+        v->cc = major * 10 + minor;
         /* the general check's calls (mf_eval reaches the chunk functions through pointers, so ptxas cannot size
          * the stack): room for the deepest path, an mf_case and the model's arrays */
         VCK(cudaDeviceSetLimit(cudaLimitStackSize, 8192));
@@ -538,7 +543,7 @@ cudaError_t vgpu_run(Vgpu *v, VgpuShared *sh, const VgpuKernel *kern, const char
     if (e != cudaSuccess)
         return e;
     /* the check kernel: the fixed-shape one of this (instruction, model row), else the general one */
-    void (*fixed)(VParams) = vfixed_for(rq->in, rq->model);
+    void (*fixed)(VParams) = vfixed_for(rq->in, rq->model, v->cc);
     const void *chk_fn = fixed ? (const void *)fixed : (const void *)vcheck_kernel;
     int chk_grid = v->chk_grid;
     if (fixed) {

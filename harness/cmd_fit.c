@@ -123,11 +123,21 @@ int cmd_fit(int argc, char **argv)
         return 2;
     }
     const mf_instr *start = target;
+    static mf_instr nearest;  /* target with the parameters of start_arch's closest row */
+    static char nearest_name[160];
     if (start_arch) {
         mf_arch a = mf_arch_by_name(start_arch);
         start = a == MF_ARCH_COUNT ? NULL : mf_instr_on_arch(target, a);
+        const mf_instr *donor = start || a == MF_ARCH_COUNT ? NULL : rf_nearest_start(target, a, &nearest);
+        if (donor) {
+            snprintf(nearest_name, sizeof nearest_name, "%s's parameters", donor->name);
+            nearest.name = nearest_name;
+            start = &nearest;
+            printf("start: %s has no %s; starting from the parameters of its closest row, %s\n", start_arch,
+                   target->qualifier, donor->name);
+        }
         if (!start) {
-            fprintf(stderr, "mmafuzz fit: --start %s: no such architecture, or it has no %s\n", start_arch,
+            fprintf(stderr, "mmafuzz fit: --start %s: no such architecture, or it has no row like %s\n", start_arch,
                     target->qualifier);
             return 2;
         }

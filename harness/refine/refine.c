@@ -262,6 +262,39 @@ void rf_catalogue_build(const mf_instr *base, rf_catalogue *cat)
     }
 }
 
+const mf_instr *rf_nearest_start(const mf_instr *target, mf_arch arch, mf_instr *out)
+{
+    const mf_instr *best = NULL;
+    int best_score = -1;
+    size_t op = strcspn(target->qualifier, ".");
+    for (size_t i = 0; i < mf_instr_count; i++) {
+        const mf_instr *t = &mf_instr_table[i];
+        if (t->arch != arch || (t->family == MF_INT_DOT) != (target->family == MF_INT_DOT) ||
+            (t->n_scales != 0) != (target->n_scales != 0))
+            continue;
+        int score = 8 * (t->fa == target->fa) + 8 * (t->fb == target->fb) + 4 * (t->fc == target->fc) +
+                    4 * (t->fd == target->fd) + 2 * (strncmp(t->qualifier, target->qualifier, op + 1) == 0) +
+                    (t->k == target->k);
+        if (score > best_score) {
+            best = t;
+            best_score = score;
+        }
+    }
+    if (!best)
+        return NULL;
+    *out = *target;
+    out->family = best->family;
+    out->F = best->F;
+    int L = best->L < target->k ? best->L : target->k;
+    out->L = (int16_t)(valid_L(target, L) ? L : target->k);
+    out->e_zero = best->e_zero;
+    out->x = best->x;
+    out->rho = best->rho;
+    out->zero_plus = best->zero_plus;
+    out->nan_any = best->nan_any;
+    return best;
+}
+
 int rf_set_count(const rf_set *s)
 {
     return __builtin_popcountll(s->w[0]) + __builtin_popcountll(s->w[1]);

@@ -88,6 +88,17 @@ uint64_t rf_row_eval(const rf_row *r, const mf_case *cs);
 /* @return a row's point: the table row with reverse = 0. */
 rf_row rf_row_of(const mf_instr *in);
 
+/* A start row for `fit --start ARCH` when ARCH has no row of target's
+ * qualifier (wgmma before Hopper, fp8 before Ada): the row of ARCH closest
+ * to target (same A, B, C, D formats first, then the same opcode, then the
+ * same K; integer rows only for integer targets, block-scaled only for
+ * block-scaled).  *out is target with that row's arithmetic parameters
+ * (family, F, L cut to target's K, e_zero, x, rho, zero and NaN rules); its
+ * name, shape, formats and architecture stay target's, so no part of
+ * target's own row is borrowed.  @return the donor row, or NULL if ARCH has
+ * no row of the same kind. */
+const mf_instr *rf_nearest_start(const mf_instr *target, mf_arch arch, mf_instr *out);
+
 /* ---------------------------------------------------------- explanation */
 
 /* A set of variants, bit i = cat->v[i]. */

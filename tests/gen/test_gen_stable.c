@@ -29,6 +29,9 @@ static const char *const instrs[] = {
     "hopper/mma.m16n8k16.f32.f16.f16.f32",
     "blackwell/tcgen05.mma.block_scale.m128n8k32.block32.f32.e5m2.e4m3.ue8m0",
     "cdna3/mfma.f32_16x16x32_bf8_fp8",
+    /* ue4m3 scales: two draws per scale, whose order once depended on the
+     * compiler (GCC's order is the pinned one; clang and nvcc differed) */
+    "rtx_blackwell/mma.block_scale.m16n8k64.block16.f32.e2m1.e2m1.f32.ue4m3",
 };
 #define NINSTR (sizeof instrs / sizeof instrs[0])
 static const uint64_t seeds[] = {1, UINT64_C(0x9e3779b97f4a7c15)};

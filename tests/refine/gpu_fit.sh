@@ -1,7 +1,7 @@
 #!/bin/sh
 # On a GPU: the probe table of every instruction of the device's
 # architecture, and `fit --device` for every row from ampere's row of the same
-# qualifier (the row's own architecture's where ampere has none), with the
+# qualifier (or its closest row's parameters where ampere has none), with the
 # device time each takes.  usage: gpu_fit.sh MMAFUZZ DEVICE ARCH [PATTERN] [RUNS]
 exe=$1; dev=$2; arch=$3; pat=${4:-*}; runs=${5:-2000}
 t0=$(date +%s.%N)
@@ -10,8 +10,11 @@ echo "probe: $(awk -v a="$t0" -v b="$(date +%s.%N)" 'BEGIN { printf "%.1f", b - 
 echo "| instruction | start | result | fitted row's differences from the table row | seconds |"
 echo "|---|---|---|---|---|"
 for q in $("$exe" list "$arch/$pat" | awk '{print $1}' | sed "s|^$arch/||"); do
+  # ampere's row of the qualifier, or where ampere has none (wgmma, fp8) the
+  # parameters of its closest row; the row's own architecture only where
+  # ampere has no row of the kind at all (integer rows)
   start=ampere
-  "$exe" list "ampere/$q" 2>/dev/null | grep -q "^ampere/$q " || start=$arch
+  "$exe" fit "$arch/$q" --start ampere 2>&1 | grep -q "has no row like" && start=$arch
   t1=$(date +%s.%N)
   out=$("$exe" fit "$arch/$q" --start "$start" --device "$dev" -runs "$runs" 2>&1)
   t2=$(date +%s.%N)

@@ -300,8 +300,45 @@ static void test_classifier_is_the_key(void)
           unexplained);
 }
 
+/* fit --start ARCH where ARCH lacks the qualifier (wgmma before Hopper, fp8
+ * before Ada): the start takes the parameters of ARCH's closest row and keeps
+ * everything else of the target.  Expected donors from the table's rows:
+ * ampere's mma.m16n8k16.f32.f16.f16.f32 has wgmma.m64n8k16.f32.f16.f16's
+ * four formats and K; ampere has no integer rows (INT-dot is Hopper's). */
+static void test_nearest_start(void)
+{
+    const mf_instr *wg = mf_instr_find("hopper/wgmma.m64n8k16.f32.f16.f16");
+    const mf_instr *amp = mf_instr_find("ampere/mma.m16n8k16.f32.f16.f16.f32");
+    CHECK(wg && amp, "rows missing");
+    if (!wg || !amp)
+        return;
+    mf_instr s;
+    memset(&s, 0, sizeof s);
+    const mf_instr *donor = rf_nearest_start(wg, MF_ARCH_AMPERE, &s);
+    CHECK(donor == amp, "donor %s, expected %s", donor ? donor->name : "none", amp->name);
+    CHECK(s.F == amp->F && s.L == amp->L && s.e_zero == amp->e_zero && s.rho == amp->rho &&
+              s.family == amp->family && s.zero_plus == amp->zero_plus,
+          "parameters not the donor's (F %d L %d e_zero %d)", s.F, s.L, s.e_zero);
+    CHECK(s.name == wg->name && s.arch == wg->arch && s.m == wg->m && s.n == wg->n && s.k == wg->k &&
+              s.fa == wg->fa && s.fd == wg->fd,
+          "name, architecture, shape or formats not the target's");
+    /* the chunk length is cut to the target's K: ampere's f16 rows chunk by 8, a k8 target keeps 8 */
+    const mf_instr *fp8 = mf_instr_find("hopper/mma.m16n8k32.f32.e4m3.e4m3.f32");
+    CHECK(fp8 != NULL, "fp8 row missing");
+    if (fp8) {
+        donor = rf_nearest_start(fp8, MF_ARCH_AMPERE, &s);
+        CHECK(donor && donor->fd == fp8->fd && donor->fc == fp8->fc && s.k == 32 && s.L <= 32 && 32 % s.L == 0,
+              "fp8 start: donor %s, L %d", donor ? donor->name : "none", s.L);
+    }
+    const mf_instr *s8 = mf_instr_find("hopper/mma.m16n8k32.s32.s8.s8.s32");
+    CHECK(s8 != NULL, "s8 row missing");
+    if (s8)
+        CHECK(rf_nearest_start(s8, MF_ARCH_AMPERE, &s) == NULL, "an integer start from ampere, which has none");
+}
+
 int main(void)
 {
+    test_nearest_start();
     test_classifier_is_the_key();
     test_papers_probes();
     test_bucket_is_the_row();

@@ -374,9 +374,27 @@ int cmd_fit(int argc, char **argv)
         int is_table = rf_row_same(chosen, &table_row), table_in = is_table;
         for (size_t i = 0; i < sp.n; i++)
             table_in |= rf_row_same(&sp.c[i].row, &table_row);
-        printf("table row %s: %s\n", target->name,
-               is_table ? "recovered exactly"
-                        : table_in ? "among the agreeing rows" : "not among the agreeing rows");
+        if (is_table || table_in) {
+            printf("table row %s: %s\n", target->name, is_table ? "recovered exactly" : "among the agreeing rows");
+        } else {
+            /* outside the searched space (a start far from it): held against the same cases, and
+             * against the fitted row on separating cases */
+            size_t miss = 0;
+            for (size_t q = 0; q < data.n; q++)
+                miss += !rf_agrees(&table_row, &data.v[q]);
+            mf_case sep;
+            long long ev = 0;
+            if (miss)
+                printf("table row %s: not among the agreeing rows (misses %zu of %zu cases)\n", target->name, miss,
+                       data.n);
+            else if (rf_separate(chosen, &table_row, &data, &rng, (long)tries, &sep, &ev))
+                printf("table row %s: not among the agreeing rows (agrees with every case, but a case separates "
+                       "it from the fitted row)\n", target->name);
+            else
+                printf("table row %s: among the agreeing rows (outside the searched space: agrees with every case, "
+                       "and no case separating it from the fitted row was found in %lld tries)\n",
+                       target->name, tries);
+        }
     }
     for (int i = 0; i < nc; i++) {
         check_ctx k = {target, chosen, 0, 0};

@@ -33,6 +33,9 @@ void mf_tile_get_case(const mf_instr *in, int m, int n, int k, const void *A, co
     out->c = mf_abi_get(in->fc, C, (t * (size_t)m + (size_t)i) * (size_t)n + (size_t)j);
     abi_copy(out->a, A, (t * (size_t)m + (size_t)i) * (size_t)k, k, mf_abi_elem_bytes(in->fa));
     abi_copy(out->b, B, (t * (size_t)n + (size_t)j) * (size_t)k, k, mf_abi_elem_bytes(in->fb));
+    if (in->sparse && SA)   /* a sparse row's SA array is its metadata, n_meta bytes per row */
+        for (int g = 0; g < in->n_meta; g++)
+            out->meta[g] = ((const uint8_t *)SA)[(t * (size_t)m + (size_t)i) * in->n_meta + (size_t)g];
     if (S) {
         abi_copy(out->sa, SA, (t * (size_t)m + (size_t)i) * S, (int)S, mf_abi_elem_bytes(in->fs));
         abi_copy(out->sb, SB, (t * (size_t)n + (size_t)j) * S, (int)S, mf_abi_elem_bytes(in->fs));

@@ -278,6 +278,13 @@ void mf_device_form_of(const mf_instr *in, mf_device_form *out)
         out->form = "wgmma";
         out->variants = mf_wgmma_variants;
         break;
+    case MF_PTX_MMA_SP: {
+        /* the sparsity selector, one wrapper per legal value (layout.h) */
+        static const char *const sel4[] = {"", "sel1", "sel2", "sel3", NULL}, *const sel2[] = {"", "sel1", NULL};
+        out->form = "mma.sp.sync";
+        out->variants = mf_sp_sel_ok(in, 2) ? sel4 : sel2;
+        break;
+    }
     default:
         if (!out->why || !*out->why)
             out->why = "no CUDA wrapper";

@@ -47,6 +47,8 @@ typedef enum rf_kind {
     RF_ORDER,      /* chunks in reverse order */
     RF_FAMILY,     /* another family that accepts the row's formats */
     RF_ARCH,       /* the same qualifier's row on another architecture */
+    RF_SPARSE,     /* mma.sp rows: another mf_sp_model (metadata order, chunks of logical K,
+                      the dense model on the logical row) */
     RF_KIND_COUNT
 } rf_kind;
 

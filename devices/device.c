@@ -190,6 +190,10 @@ int mf_device_run_tiles(mf_device *dev, const mf_instr *in, const char *variant,
                  variant ? variant : "", dev->info.name);
         return MF_DEV_ERR_UNSUPPORTED;
     }
+    if (in->sparse && !SA) {   /* a sparse row's SA is its metadata */
+        snprintf(err, errlen, "%s: a sparse row needs its metadata (SA)", in->name);
+        return MF_DEV_ERR_ARG;
+    }
     return dev->ops->run_tiles(dev, in, variant, ntiles, A, B, C, SA, SB, D, err, errlen);
 }
 

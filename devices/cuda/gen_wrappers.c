@@ -10,7 +10,8 @@
  * extern "C" __global__ kernel instantiating the generic loop of kernels.cuh.
  * It also writes OUTDIR/wrappers_targets.cu (the list of lists) and
  * OUTDIR/wrappers.tsv (symbol, instruction, variant, target, expected SASS
- * opcode) for the SASS check.  Nothing here is per instruction: every line
+ * opcode, and for mma.sp the selector immediate: mf_sass_sp_selector) for
+ * the SASS check.  Nothing here is per instruction: every line
  * comes from the table row and layout.c.
  */
 #include "layout.h"
@@ -232,7 +233,10 @@ static void put_wrapper(FILE *f, const mf_instr *in, const char *variant, int id
             id);
     snprintf(entries[(*nentries)++], 640, "    {\"%s\", \"%s\", \"%s\", (const void *)%s, %d, %d, %d},", in->name, variant,
              sym, sym, threads, per_block, smem);
-    fprintf(tsv, "%s\t%s\t%s\t%s\t%s\n", sym, in->name, *variant ? variant : "-", target, sass);
+    char sel[32];
+    if (mf_sass_sp_selector(in, &v, sel, sizeof sel))
+        exit(1);
+    fprintf(tsv, "%s\t%s\t%s\t%s\t%s\t%s\n", sym, in->name, *variant ? variant : "-", target, sass, sel);
 }
 
 int main(int argc, char **argv)
@@ -246,7 +250,8 @@ int main(int argc, char **argv)
     out otsv, ocu, otg;
     snprintf(path, sizeof path, "%s/wrappers.tsv", outdir);
     FILE *tsv = out_open(&otsv, path);
-    fprintf(tsv, "# symbol\tinstruction\tvariant\ttarget\texpected SASS opcode (generated from the table)\n");
+    fprintf(tsv, "# symbol\tinstruction\tvariant\ttarget\texpected SASS opcode (generated from the table)\t"
+                 "mma.sp: the selector immediate (and SHFL when ptxas moves the metadata)\n");
     static char entries[1024][640];
     for (int t = 2; t < argc; t++) {
         const char *target = argv[t];

@@ -428,3 +428,16 @@ int mf_sass_expect(const mf_instr *in, const mf_variant *v, char *buf, size_t le
     }
     return n > 0 && (size_t)n < len ? 0 : -1;
 }
+
+int mf_sass_sp_selector(const mf_instr *in, const mf_variant *v, char *buf, size_t len)
+{
+    int n;
+    if (mf_ptx_kind_of(in, NULL) != MF_PTX_MMA_SP)
+        n = snprintf(buf, len, "-");
+    else if (in->sparse == MF_SP && in->fa == MF_FMT_F16 &&
+             (in->arch == MF_ARCH_BLACKWELL || in->arch == MF_ARCH_RTX_BLACKWELL))
+        n = snprintf(buf, len, "sel=0x0,SHFL");   /* ptxas moves the metadata itself (layout.h) */
+    else
+        n = snprintf(buf, len, "sel=0x%x", v->sel);
+    return n > 0 && (size_t)n < len ? 0 : -1;
+}

@@ -174,6 +174,17 @@ int mf_ptx_text(const mf_instr *in, const mf_variant *v, char *buf, size_t len);
  * "DMMA.8x8x4"), written into buf.  @return 0, or -1 for rows without a wrapper. */
 int mf_sass_expect(const mf_instr *in, const mf_variant *v, char *buf, size_t len);
 
+/* mma.sp rows: the sparsity selector the wrapper's HMMA.SP must show as its
+ * last immediate, written into buf as "sel=0xN", plus ",SHFL" when ptxas
+ * moves the metadata between threads itself: ptxas 13.0 for sm_100a and
+ * sm_120a compiles plain `.sp` with f16 operands (not bf16, tf32 or
+ * ::ordered_metadata) into SHFL.IDX / PRMT / SEL on the metadata and the
+ * packed A, then HMMA.SP with selector 0, whatever the selector
+ * (cuobjdump of the wrappers; the advisory it prints for `.sp` speaks of
+ * reduced performance on such architectures).  "-" for other rows.
+ * @return 0, or -1 if buf is too small. */
+int mf_sass_sp_selector(const mf_instr *in, const mf_variant *v, char *buf, size_t len);
+
 /* wgmma operands in shared memory, no swizzle, K-major (PTX ISA "Shared
  * Memory Matrix Layout", canonical layout ((8,m),(T,2k)):((1T,SBO),(1,LBO))):
  * the tile is cut into core matrices of 8 rows x 16 bytes, each stored as 128

@@ -471,6 +471,26 @@ int main(void)
         EXPECT(ri && !mf_sass_expect(ri, &v, sass, sizeof sass) && !strcmp(sass, sps[q].sass),
                "%s: SASS '%s', expected '%s'", sps[q].row, sass, sps[q].sass);
     }
+    /* the selector the SASS shows (cuobjdump of ptxas 13.0 output): the
+     * variant's, except plain .sp f16 on sm_100a/sm_120a (metadata moved by
+     * SHFL, selector 0) */
+    static const struct {
+        const char *row, *variant, *sel;
+    } sels[] = {
+        {"hopper/mma.sp.m16n8k16.f32.f16.f16.f32", "sel3", "sel=0x3"},
+        {"ampere/mma.sp.m16n8k32.f16.f16.f16.f16", "sel1", "sel=0x1"},
+        {"blackwell/mma.sp.m16n8k16.f32.f16.f16.f32", "sel3", "sel=0x0,SHFL"},
+        {"blackwell/mma.sp::ordered_metadata.m16n8k16.f32.f16.f16.f32", "sel3", "sel=0x3"},
+        {"rtx_blackwell/mma.sp.m16n8k16.f32.bf16.bf16.f32", "sel2", "sel=0x2"},
+        {"hopper/mma.m16n8k16.f32.f16.f16.f32", "", "-"},
+    };
+    for (size_t q = 0; q < sizeof sels / sizeof sels[0]; q++) {
+        const mf_instr *ri = mf_instr_find(sels[q].row);
+        char sel[32] = "";
+        EXPECT(ri && !mf_variant_parse(ri, sels[q].variant, &v) && !mf_sass_sp_selector(ri, &v, sel, sizeof sel) &&
+                   !strcmp(sel, sels[q].sel),
+               "%s [%s]: selector '%s', expected '%s'", sels[q].row, sels[q].variant, sel, sels[q].sel);
+    }
     {
         mf_variant bad;
         EXPECT(mf_variant_parse(mf_instr_find("hopper/mma.sp.m16n8k32.f32.f16.f16.f32"), "sel2", &bad) != 0,

@@ -33,6 +33,9 @@ void mf_tile_get_case(const mf_instr *in, int m, int n, int k, const void *A, co
     out->c = mf_abi_get(in->fc, C, (t * (size_t)m + (size_t)i) * (size_t)n + (size_t)j);
     abi_copy(out->a, A, (t * (size_t)m + (size_t)i) * (size_t)k, k, mf_abi_elem_bytes(in->fa));
     abi_copy(out->b, B, (t * (size_t)n + (size_t)j) * (size_t)k, k, mf_abi_elem_bytes(in->fb));
+    if (in->sparse && SA)   /* a sparse row's SA array is its metadata, n_meta bytes per row */
+        for (int g = 0; g < in->n_meta; g++)
+            out->meta[g] = ((const uint8_t *)SA)[(t * (size_t)m + (size_t)i) * in->n_meta + (size_t)g];
     if (S) {
         abi_copy(out->sa, SA, (t * (size_t)m + (size_t)i) * S, (int)S, mf_abi_elem_bytes(in->fs));
         abi_copy(out->sb, SB, (t * (size_t)n + (size_t)j) * S, (int)S, mf_abi_elem_bytes(in->fs));
@@ -187,6 +190,10 @@ int mf_device_run_tiles(mf_device *dev, const mf_instr *in, const char *variant,
                  variant ? variant : "", dev->info.name);
         return MF_DEV_ERR_UNSUPPORTED;
     }
+    if (in->sparse && !SA) {   /* a sparse row's SA is its metadata */
+        snprintf(err, errlen, "%s: a sparse row needs its metadata (SA)", in->name);
+        return MF_DEV_ERR_ARG;
+    }
     return dev->ops->run_tiles(dev, in, variant, ntiles, A, B, C, SA, SB, D, err, errlen);
 }
 
@@ -275,6 +282,13 @@ void mf_device_form_of(const mf_instr *in, mf_device_form *out)
         out->form = "wgmma";
         out->variants = mf_wgmma_variants;
         break;
+    case MF_PTX_MMA_SP: {
+        /* the sparsity selector, one wrapper per legal value (layout.h) */
+        static const char *const sel4[] = {"", "sel1", "sel2", "sel3", NULL}, *const sel2[] = {"", "sel1", NULL};
+        out->form = "mma.sp.sync";
+        out->variants = mf_sp_sel_ok(in, 2) ? sel4 : sel2;
+        break;
+    }
     default:
         if (!out->why || !*out->why)
             out->why = "no CUDA wrapper";

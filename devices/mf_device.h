@@ -14,6 +14,12 @@
  *   SA  ntiles x M x S       one scale per row and K-block (S = n_scales)
  *   SB  ntiles x N x S       one scale per column and K-block
  *
+ * Sparse rows (mma.sp, mf_instr.sparse): A holds the logical dense rows (K
+ * values, +0 at the pruned positions) and SA is the metadata array,
+ * ntiles x M x n_meta bytes, one PTX metadata nibble per group of K
+ * (mf_case.meta); SB is unused (NULL).  The sparsity selector is a variant
+ * ("sel1".."sel3"; the default is selector 0), not part of the data.
+ *
  * Every output element of a tile is one dot-product case of the model:
  * d[i][j] = f(c[i][j], A[i][0..K-1], B[0..K-1][j], SA[i][..], SB[j][..]).
  * mf_tile_get_case() extracts it.
@@ -92,7 +98,8 @@ int mf_device_variant_is_form(const char *variant);
 int mf_device_tile_shape(const mf_device *dev, const mf_instr *in, const char *variant, int *m, int *n, int *k);
 
 /* Run ntiles tiles of instruction `in` (layout above).  SA/SB may be NULL for
- * instructions without scales.  The call returns when D is complete; inside,
+ * instructions without scales (a sparse row needs SA: its metadata).  The
+ * call returns when D is complete; inside,
  * transfers and kernels overlap.  On a fault the message names the
  * instruction and the tile range, the device is reset and stays usable. */
 int mf_device_run_tiles(mf_device *dev, const mf_instr *in, const char *variant, size_t ntiles, const void *A,

@@ -128,6 +128,30 @@ MF_HD static void mut_splice(const mf_instr *in, gen_rng *r, mf_case *cs, const 
         cs->c = other->c;
 }
 
+/* Sparse rows: group g's metadata redrawn (gen_sparse_nibble); the values of
+ * a it kept move, in metadata order, to the positions the new nibble keeps. */
+MF_HD static void mut_meta(const mf_instr *in, gen_rng *r, mf_case *cs, const mf_case *other)
+{
+    (void)other;
+    if (!in->sparse || !in->n_meta)
+        return;
+    int g = (int)rng_below(r, in->n_meta), oldp[2], newp[2];
+    int n = mf_sparse_group_kept(in, g, cs->meta[g], oldp);
+    uint64_t v[2] = {cs->a[oldp[0]], n > 1 ? cs->a[oldp[1]] : 0};
+    for (int i = 0; i < in->sp_group; i++)
+        cs->a[g * in->sp_group + i] = 0;
+    cs->meta[g] = (uint8_t)gen_sparse_nibble(in, r);
+    n = mf_sparse_group_kept(in, g, cs->meta[g], newp);
+    for (int i = 0; i < n; i++)
+        cs->a[newp[i]] = v[i];
+}
+
+/* 1 if mutator m applies to row `in` (the sparse-only ones to sparse rows). */
+MF_HD static inline int mut_applies(const mf_instr *in, int m)
+{
+    return m != MUT_meta || in->sparse;
+}
+
 /* Every value masked to its format's storage bits. */
 MF_HD static void mask_case(const mf_instr *in, mf_case *cs)
 {
@@ -147,10 +171,12 @@ MF_HD mut_kind gen_mutate_once(const mf_instr *in, gen_rng *r, mf_case *cs, cons
 {
     uint32_t total = 0;
     for (int m = 0; m < MUT_COUNT; m++)
-        total += mut_table[m].weight;
+        total += mut_applies(in, m) ? mut_table[m].weight : 0;
     uint32_t x = rng_below(r, total);
     mut_kind kind = (mut_kind)0;
     for (int m = 0; m < MUT_COUNT; m++) {
+        if (!mut_applies(in, m))
+            continue;
         if (x < mut_table[m].weight) {
             kind = (mut_kind)m;
             break;
@@ -165,6 +191,7 @@ MF_HD mut_kind gen_mutate_once(const mf_instr *in, gen_rng *r, mf_case *cs, cons
     default: break;
     }
     mask_case(in, cs);
+    mf_sparse_canon(in, cs);   /* a value moved to a pruned position is +0 there */
     return kind;
 }
 

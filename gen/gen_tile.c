@@ -622,10 +622,48 @@ MF_HD static void part_zero(const gen_ctx *g, size_t slot, const tile_plan *p, c
 
 /* ------------------------------------------------------------ mutation of saved cases */
 
+MF_HD unsigned gen_sparse_nibble(const mf_instr *in, gen_rng *r)
+{
+    unsigned legal[16], n = 0;
+    for (unsigned v = 0; v < 16; v++)
+        if (mf_sparse_meta_ok(in, v))
+            legal[n++] = v;
+    return n ? legal[rng_below(r, n)] : 0;
+}
+
+/* Write the metadata of row s of A of tile `slot` (sparse rows; SA may be NULL). */
+MF_HD static void put_meta(const mf_instr *in, int m, void *SA, size_t slot, int s, const uint8_t *meta)
+{
+    if (!in->sparse || !SA)
+        return;
+    for (int q = 0; q < in->n_meta; q++)
+        ((uint8_t *)SA)[(slot * (size_t)m + (size_t)s) * in->n_meta + (size_t)q] = meta[q];
+}
+
+/* Sparse rows: draw the metadata of rows i0 .. i1-1 of A, each from its
+ * part's stream split once more (A's values stay what they are for a dense
+ * row of the same formats), and set the pruned positions to +0. */
+MF_HD static void sparse_rows(const gen_ctx *g, size_t slot, const gen_rng *tile_rng, int i0, int i1)
+{
+    const mf_instr *in = g->in;
+    for (int idx = i0; idx < i1; idx++) {
+        gen_rng pr = role_rng(g, tile_rng, ROLE_A, idx);
+        gen_rng r = rng_split(&pr, UINT64_C(0x5350415253450000)); /* "SPARSE" */
+        mf_case cs;
+        for (int q = 0; q < in->n_meta; q++)
+            cs.meta[q] = (uint8_t)gen_sparse_nibble(in, &r);
+        for (int kk = 0; kk < g->k; kk++)
+            if (!mf_sparse_is_kept(in, &cs, kk))
+                abi_set(in->fa, g->A, IA(idx, kk), 0);
+        put_meta(in, g->m, g->SA, slot, idx, cs.meta);
+    }
+}
+
 MF_HD void gen_put_case(const mf_instr *in, int m, int n, int k, void *A, void *B, void *C, void *SA, void *SB,
                   size_t slot, int s, const mf_case *cs)
 {
     size_t S = in->n_scales;
+    put_meta(in, m, SA, slot, s, cs->meta);
     for (int kk = 0; kk < k; kk++) {
         abi_set(in->fa, A, (slot * (size_t)m + (size_t)s) * (size_t)k + (size_t)kk, cs->a[kk]);
         abi_set(in->fb, B, (slot * (size_t)n + (size_t)s) * (size_t)k + (size_t)kk, cs->b[kk]);
@@ -673,6 +711,7 @@ MF_HD static void part_mutate(const gen_ctx *g, size_t slot, const tile_plan *p,
         } else if (role == ROLE_A) {
             for (int kk = 0; kk < g->k; kk++)
                 abi_set(in->fa, g->A, IA(s, kk), cs.a[kk]);
+            put_meta(in, g->m, g->SA, slot, s, cs.meta);
             for (int q = 0; g->SA && g->SB && q < in->n_scales; q++)
                 abi_set(in->fs, g->SA, (slot * (size_t)g->m + (size_t)s) * in->n_scales + (size_t)q, cs.sa[q]);
         } else {
@@ -748,6 +787,8 @@ MF_HD static void run_parts(const gen_ctx *g, gen_kind kind, const tile_plan *p,
 #undef MF_GENERATOR
     default: break;
     }
+    if (g->in->sparse && role == ROLE_A && kind != GEN_MUTATE)   /* mutate's cases bring their metadata */
+        sparse_rows(g, slot, tile_rng, i0, i1);
 }
 
 MF_HD void gen_run_part(const gen_ctx *g, gen_kind kind, const gen_rng *tile_rng, uint64_t tile, size_t slot,

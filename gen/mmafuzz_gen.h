@@ -142,7 +142,14 @@ MF_HD void gen_fill_tiles(const mf_instr *in, int m, int n, int k, uint64_t seed
                               void *A, void *B, void *C, void *SA, void *SB);
 
 /* Put one case at the diagonal position (s, s) of tile `slot`: row s of A
- * and SA, column s of B and SB, C[s][s].  (s < min(M, N).) */
+ * and SA, column s of B and SB, C[s][s].  (s < min(M, N).)  Sparse rows: SA
+ * is the metadata (mmafuzz_model.h, tiles), row s gets cs->meta.
+ *
+ * Sparse rows (mf_instr.sparse): every generator fills A as for a dense row
+ * of the same formats; then each row of A draws its metadata from a stream of
+ * its own (every legal nibble alike) and its pruned positions are set to +0;
+ * the metadata goes to SA (when SA is not NULL).  Dense rows' streams are
+ * unchanged. */
 MF_HD void gen_put_case(const mf_instr *in, int m, int n, int k, void *A, void *B, void *C, void *SA, void *SB,
                             size_t slot, int s, const mf_case *cs);
 
@@ -174,6 +181,13 @@ MF_HD mut_kind gen_mutate_once(const mf_instr *in, gen_rng *r, mf_case *cs, cons
 
 /* Apply 1 to 4 random mutations (gen_mutate_once) to *cs. */
 MF_HD void gen_mutate(const mf_instr *in, gen_rng *r, mf_case *cs, const mf_case *other);
+
+/* ------------------------------------------------------------ sparse rows */
+
+/* A metadata nibble for sparse row `in`, every legal one (mf_sparse_meta_ok)
+ * alike: 12 for mma.sp 2:4 (both index orders), 6 for ::ordered_metadata, 2
+ * for tf32. */
+MF_HD unsigned gen_sparse_nibble(const mf_instr *in, gen_rng *r);
 
 /* ------------------------------------------------------------ values */
 

@@ -207,10 +207,11 @@ static int record_one(mf_device *dev, const mf_instr *in, const char *variant, l
     size_t ba = batch * (size_t)m * k, bb = batch * (size_t)n * k, bc = batch * (size_t)m * n;
     void *A = malloc(ba * mf_abi_elem_bytes(in->fa)), *B = malloc(bb * mf_abi_elem_bytes(in->fb));
     void *C = malloc(bc * mf_abi_elem_bytes(in->fc)), *D = malloc(bc * mf_abi_elem_bytes(in->fd));
-    void *SA = S ? malloc(batch * m * S * mf_abi_elem_bytes(in->fs)) : NULL;
+    /* SA: the scales, or a sparse row's metadata (n_meta bytes per row of A) */
+    void *SA = S ? malloc(batch * m * S * mf_abi_elem_bytes(in->fs)) : in->sparse ? malloc(batch * m * in->n_meta) : NULL;
     void *SB = S ? malloc(batch * n * S * mf_abi_elem_bytes(in->fs)) : NULL;
     int rc = 0;
-    if (!A || !B || !C || !D || (S && (!SA || !SB))) {
+    if (!A || !B || !C || !D || (S && (!SA || !SB)) || (in->sparse && !SA)) {
         fprintf(stderr, "mmafuzz record: out of memory\n");
         rc = 1;
     }

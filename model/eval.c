@@ -25,6 +25,8 @@ MF_HD static uint64_t eval_negated(const mf_instr *in, const mf_case *cs, const 
 
 MF_HD uint64_t mf_eval_trace(const mf_instr *in, const mf_case *cs, const mf_trace *tr)
 {
+    if (in->sparse)
+        return mf_eval_sparse(in, cs, tr);
     if (in->neg_a || in->neg_b)
         return eval_negated(in, cs, tr);
     switch (in->family) {

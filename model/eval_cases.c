@@ -44,6 +44,9 @@ static void cases_by_case(const mf_instr *in, size_t lo, size_t hi, const void *
             cs.sa[q] = mf_elem_get(es, SA, i * S + q);
             cs.sb[q] = mf_elem_get(es, SB, i * S + q);
         }
+        if (in->sparse && SA)   /* a sparse row's SA is its metadata: n_meta bytes per case */
+            for (int q = 0; q < in->n_meta; q++)
+                cs.meta[q] = ((const uint8_t *)SA)[i * in->n_meta + (size_t)q];
         cs.c = mf_elem_get(ec, C, i);
         mf_elem_set(ed, D, i, table_row ? mf_eval(in, &cs) : mf_eval_trace(in, &cs, NULL));
     }

@@ -245,11 +245,14 @@ MF_HD static inline int mf_f16_emu_pos(int k, int half)
 }
 MF_HD uint64_t mf_eval_int_dot(const mf_instr *in, const mf_case *cs, const mf_trace *tr);
 /* @return 1 if row `in` (a modified copy) sets one of wgmma's operand forms
- * (neg_a, neg_b, no_c): only the general path models them. */
+ * (neg_a, neg_b, no_c), or is sparse: only the general path models them. */
 MF_HD static inline int mf_row_has_forms(const mf_instr *in)
 {
-    return in->neg_a || in->neg_b || in->no_c;
+    return in->neg_a || in->neg_b || in->no_c || in->sparse;
 }
+/* Sparse rows (sparse.c): the kept products evaluated by the dense row's
+ * family (mf_sp_model says how). */
+MF_HD uint64_t mf_eval_sparse(const mf_instr *in, const mf_case *cs, const mf_trace *tr);
 MF_HD uint64_t mf_eval_fma_chain(const mf_instr *in, const mf_case *cs, const mf_trace *tr);
 MF_HD uint64_t mf_eval_e_fdpa(const mf_instr *in, const mf_case *cs, const mf_trace *tr);
 MF_HD uint64_t mf_eval_ftz_mul_add(const mf_instr *in, const mf_case *cs, const mf_trace *tr);

@@ -230,6 +230,27 @@ const char *mf_rho_name(mf_rho r);
 #define MF_INT_SATFINITE 1 /* .satfinite: clamp to [INT32_MIN, INT32_MAX] instead of wrapping */
 #define MF_INT_XOR 2       /* b1 .xor.popc (else .and.popc) */
 
+/* Structured sparsity of A (mma.sp, PTX ISA "Sparse matrix storage"). */
+typedef enum mf_sparse {
+    MF_DENSE = 0,
+    MF_SP = 1,          /* mma.sp.sync: the metadata's two indices of a group in either order */
+    MF_SP_ORDERED = 2   /* mma.sp::ordered_metadata.sync: the indices in increasing order */
+} mf_sparse;
+
+/* How the model treats a sparse row's products: the hypothesis and the
+ * alternatives of the variant catalogue (harness/refine).  Set only in
+ * modified copies of a row; 0 (the hypothesis) in the table. */
+typedef enum mf_sp_model {
+    MF_SPM_KEPT = 0,     /* HYPOTHESIS: the dense arithmetic on the K/2 kept products, in
+                            K order, chunks of L kept products */
+    MF_SPM_META_ORDER,   /* (a) the kept products in metadata order (as the packed A lists them) */
+    MF_SPM_LOGICAL_CHUNKS, /* (b) chunks of sp_L logical K positions, each summing the kept
+                            products it contains */
+    MF_SPM_DENSE_LOGICAL,  /* (c) the dense model on the logical dense row (pruned positions
+                            are zero products), chunks of sp_L */
+    MF_SPM_COUNT
+} mf_sp_model;
+
 /* How much the row is backed by data. */
 typedef enum mf_status {
     MF_HYPOTHESIS = 0, /* no recording or peer output yet */
@@ -268,6 +289,15 @@ typedef struct mf_instr {
                               (measured on an H100, README Findings) */
     uint8_t no_c_neg_zero; /* with no_c, the refuted alternative instead: no term for c, and
                               -0 when every product is -0 (kept for test_gpu forms to count) */
+    /* Sparse rows (mma.sp): A is 2:4 sparse along K (tf32: 1:2).  k is the
+     * logical K; a case holds the logical dense row of A (zeros at the
+     * pruned positions) and one metadata nibble per group (mf_case.meta). */
+    uint8_t sparse;        /* mf_sparse */
+    uint8_t sp_group;      /* logical K positions one metadata nibble covers: 4, tf32 2 */
+    uint8_t n_meta;        /* metadata nibbles per row of A: k / sp_group */
+    uint8_t sp_model;      /* mf_sp_model; 0 in the table */
+    int16_t sp_L;          /* chunk length over logical K positions (alternatives b, c):
+                              the dense instruction's L at the logical K */
 } mf_instr;
 
 /* The one instruction table, in architecture order. */
@@ -289,6 +319,7 @@ int mf_glob_match(const char *pattern, const char *name);
 
 #define MF_KMAX 64   /* largest K of any instruction */
 #define MF_SMAX 4    /* largest number of scale blocks per row */
+#define MF_MMAX (MF_KMAX / 2) /* largest number of metadata nibbles per row (sparse rows) */
 
 /* One dot-product-accumulate case, every value a bit pattern.  K is the
  * row's k: elements, not values (a b1 element packs 32 values along K, so the
@@ -299,7 +330,82 @@ typedef struct mf_case {
     uint64_t b[MF_KMAX];
     uint64_t sa[MF_SMAX];
     uint64_t sb[MF_SMAX];
+    /* sparse rows only (mf_instr.sparse): the metadata of the row of A, one
+     * PTX nibble per group of sp_group logical K positions, group 0 first:
+     * bits 0-1 the first index, bits 2-3 the second (positions of 16-bit
+     * halves in the group of 4: for tf32 0x4 keeps the pair's first element,
+     * 0xE its second).  Dense rows never read it. */
+    uint8_t meta[MF_MMAX];
 } mf_case;
+
+/* @return 1 if nibble v is legal metadata for sparse row `in` (PTX ISA
+ * "Sparse matrix storage": two distinct indices; increasing for
+ * ::ordered_metadata; tf32 only 0x4 and 0xE). */
+MF_HD static inline int mf_sparse_meta_ok(const mf_instr *in, unsigned v)
+{
+    unsigned i0 = v & 3, i1 = (v >> 2) & 3;
+    if (v > 15)
+        return 0;
+    if (in->sp_group == 2)
+        return v == 0x4 || v == 0xE;
+    return i0 != i1 && (in->sparse != MF_SP_ORDERED || i0 < i1);
+}
+
+/* The logical K positions nibble v of group g keeps, in metadata order:
+ * pos[0], pos[1] (2:4), or pos[0] alone (tf32).  @return how many (1 or 2). */
+MF_HD static inline int mf_sparse_group_kept(const mf_instr *in, int g, unsigned v, int pos[2])
+{
+    if (in->sp_group == 2) {
+        pos[0] = 2 * g + (int)((v & 3) >> 1);
+        return 1;
+    }
+    pos[0] = 4 * g + (int)(v & 3);
+    pos[1] = 4 * g + (int)((v >> 2) & 3);
+    return 2;
+}
+
+/* 1 if logical position q of row `in` is kept by the metadata of cs. */
+MF_HD static inline int mf_sparse_is_kept(const mf_instr *in, const mf_case *cs, int q)
+{
+    int pos[2], g = q / in->sp_group;
+    int n = mf_sparse_group_kept(in, g, cs->meta[g], pos);
+    for (int i = 0; i < n; i++)
+        if (pos[i] == q)
+            return 1;
+    return 0;
+}
+
+/* Put a sparse case in canonical form: every pruned position of a set to
+ * +0.  No-op for dense rows. */
+MF_HD static inline void mf_sparse_canon(const mf_instr *in, mf_case *cs)
+{
+    if (!in->sparse)
+        return;
+    for (int q = 0; q < in->k; q++)
+        if (!mf_sparse_is_kept(in, cs, q))
+            cs->a[q] = 0;
+}
+
+/* Check a case of sparse row `in`: every nibble legal, every pruned position
+ * of a zero (+0).  @return 0, or -1 with the reason in *why.  (Dense: 0.) */
+MF_HD static inline int mf_sparse_check(const mf_instr *in, const mf_case *cs, const char **why)
+{
+    if (!in->sparse)
+        return 0;
+    for (int g = 0; g < in->n_meta; g++)
+        if (!mf_sparse_meta_ok(in, cs->meta[g])) {
+            *why = in->sp_group == 2 ? "a tf32 metadata nibble must be 4 or e"
+                   : in->sparse == MF_SP_ORDERED ? "metadata indices must differ and increase (::ordered_metadata)"
+                                                 : "the two metadata indices of a group must differ";
+            return -1;
+        }
+    for (int q = 0; q < in->k; q++)
+        if (cs->a[q] != 0 && !mf_sparse_is_kept(in, cs, q)) {
+            *why = "a value of a at a position the metadata prunes is not +0";
+            return -1;
+        }
+    return 0;
+}
 
 /* --------------------------------------------------------------- tracing */
 
@@ -336,6 +442,9 @@ MF_HD int mf_output_equal(const mf_instr *in, uint64_t got, uint64_t expected);
  *   B   N x K  column-major     (column j: its K values contiguous)
  *   C   M x N  row-major;  D   M x N  row-major (written)
  *   SA  M x S, SB  N x S        (S = n_scales; NULL when 0)
+ *   sparse rows (mma.sp): SA is the metadata, M x n_meta bytes, one
+ *   mf_case.meta nibble a byte; SB unused (NULL); A holds the logical dense
+ *   rows (the model reads a pruned position as +0)
  * mf_eval_tiles gives every output exactly what mf_eval gives it; it is
  * faster because rows and columns are decoded once per tile and T-FDPA rows
  * evaluate several outputs at a time. */
@@ -373,7 +482,8 @@ void mf_eval_tiles(const mf_instr *in, int m, int n, int k, size_t ntiles, const
  * with other parameters), each exactly what mf_eval gives it, in the
  * canonical element widths (mf_tile_elem_bytes):
  *   A n x K, B n x K (case i: its K values contiguous), C n, D n (written),
- *   SA n x S, SB n x S (S = in->n_scales; NULL when 0).
+ *   SA n x S, SB n x S (S = in->n_scales; NULL when 0); sparse rows: SA
+ *   n x n_meta bytes of metadata (as mf_eval_tiles).
  * T-FDPA rows run several cases at a time, special values included. */
 void mf_eval_cases(const mf_instr *in, size_t n, const void *A, const void *B, const void *C, const void *SA,
                    const void *SB, void *D);

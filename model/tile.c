@@ -32,6 +32,9 @@ static void tile_by_case(const mf_instr *in, int m, int n, int k, size_t t, cons
             cs.a[q] = mf_elem_get(ea, A, row * (size_t)k + (size_t)q);
         for (size_t q = 0; q < S; q++)
             cs.sa[q] = mf_elem_get(es, SA, row * S + q);
+        if (in->sparse && SA)   /* a sparse row's SA is its metadata: n_meta bytes per row */
+            for (int q = 0; q < in->n_meta; q++)
+                cs.meta[q] = ((const uint8_t *)SA)[row * in->n_meta + (size_t)q];
         for (int j = 0; j < n; j++) {
             size_t col = t * (size_t)n + (size_t)j;
             for (int q = 0; q < k; q++)

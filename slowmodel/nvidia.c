@@ -140,6 +140,24 @@ static uint64_t eval_tfdpa(const mf_instr *in, const mf_case *cs)
 {
     uint64_t c = cs->c;
     mf_format fc = in->fc;
+    if (in->sparse) {
+        /* mma.sp (the table's hypothesis): the kept positions, read from each
+         * metadata nibble's bits as the PTX ISA defines them (2:4: bits 0-1
+         * and 2-3 index the group of 4; tf32: the pair's element is bit 1 of
+         * the first index), in K order, chunks of L of them */
+        int kept[MF_KMAX], nk = 0;
+        for (int q = 0; q < in->k; q++) {
+            int g = q / in->sp_group, i0 = cs->meta[g] & 3, i1 = cs->meta[g] >> 2 & 3, r = q % in->sp_group;
+            if (in->sp_group == 2 ? r == i0 >> 1 : r == i0 || r == i1)
+                kept[nk++] = q;
+        }
+        for (int k0 = 0; k0 < nk; k0 += in->L) {
+            int n = nk - k0 < in->L ? nk - k0 : in->L;
+            c = tfdpa_step(in, in->fa, in->fb, cs->a, cs->b, kept + k0, n, fc, c, cs);
+            fc = in->fd;
+        }
+        return c;
+    }
     for (int k0 = 0; k0 < in->k; k0 += in->L) {
         int idx[MF_KMAX], n = 0;
         for (int k = k0; k < k0 + in->L && k < in->k; k++)

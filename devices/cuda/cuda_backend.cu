@@ -32,9 +32,9 @@ const int kSlots = 2;
 
 struct Slot {
     cudaStream_t stream;
-    unsigned char *dev[4];  /* A, B, C, D on the device */
-    size_t dev_cap;         /* bytes of each, per the largest chunk so far (max over the four) */
-    unsigned char *host[4]; /* page-locked staging for A, B, C, D */
+    unsigned char *dev[5];  /* A, B, C, D, SA (a sparse row's metadata) on the device */
+    size_t dev_cap;         /* bytes of each, per the largest chunk so far (max over the five) */
+    unsigned char *host[5]; /* page-locked staging for A, B, C, D, SA */
     size_t host_cap;
     int busy;               /* a chunk is in flight */
     unsigned char *d_user;  /* where its D goes when staged (NULL: copied directly) */
@@ -100,7 +100,7 @@ void free_resources(Impl *im)
         Slot *sl = &im->slot[s];
         if (sl->stream)
             cudaStreamSynchronize(sl->stream);
-        for (int i = 0; i < 4; i++) {
+        for (int i = 0; i < 5; i++) {
             if (sl->dev[i])
                 cudaFree(sl->dev[i]);
             if (sl->host[i])
@@ -197,7 +197,6 @@ int cuda_tile_shape(const mf_device *dev, const mf_instr *in, const char *varian
 int cuda_run_tiles(mf_device *dev, const mf_instr *in, const char *variant, size_t ntiles, const void *A,
                    const void *B, const void *C, const void *SA, const void *SB, void *D, char *err, size_t errlen)
 {
-    (void)SA;
     (void)SB;
     Impl *im = (Impl *)dev->impl;
     size_t lo = 0, n = 0;
@@ -210,9 +209,15 @@ int cuda_run_tiles(mf_device *dev, const mf_instr *in, const char *variant, size
     if (ntiles == 0)
         return MF_DEV_OK;
     const mf_cuda_kernel *K = &im->kernels[ki];
-    const size_t bytes[4] = {(size_t)m * k * mf_abi_elem_bytes(in->fa), (size_t)nn * k * mf_abi_elem_bytes(in->fb),
-                             (size_t)m * nn * mf_abi_elem_bytes(in->fc), (size_t)m * nn * mf_abi_elem_bytes(in->fd)};
-    const size_t tile_bytes = bytes[0] + bytes[1] + bytes[2] + bytes[3];
+    const size_t bytes[5] = {(size_t)m * k * mf_abi_elem_bytes(in->fa), (size_t)nn * k * mf_abi_elem_bytes(in->fb),
+                             (size_t)m * nn * mf_abi_elem_bytes(in->fc), (size_t)m * nn * mf_abi_elem_bytes(in->fd),
+                             /* a sparse row's metadata (SA): n_meta bytes per row of A */
+                             in->sparse ? (size_t)m * in->n_meta : 0};
+    if (in->sparse && !SA) {
+        snprintf(err, errlen, "%s: a sparse row needs its metadata (SA)", in->name);
+        return MF_DEV_ERR_ARG;
+    }
+    const size_t tile_bytes = bytes[0] + bytes[1] + bytes[2] + bytes[3] + bytes[4];
     size_t chunk = (size_t)1 << 17;
     if (chunk * tile_bytes > ((size_t)1 << 30))
         chunk = ((size_t)1 << 30) / tile_bytes;
@@ -234,16 +239,19 @@ int cuda_run_tiles(mf_device *dev, const mf_instr *in, const char *variant, size
         if (im->blocks_per_sm[ki] < 1)
             im->blocks_per_sm[ki] = 1;
     }
-    const void *user_in[3] = {A, B, C};
-    int pinned[4];
+    const void *user_in[5] = {A, B, C, NULL, SA};
+    int pinned[5];
     for (int i = 0; i < 3; i++)
         pinned[i] = is_pinned(user_in[i]);
     pinned[3] = is_pinned(D);
+    pinned[4] = !in->sparse || is_pinned(SA);
 
     size_t need = chunk * (bytes[0] > bytes[2] ? (bytes[0] > bytes[3] ? bytes[0] : bytes[3])
                                                : (bytes[2] > bytes[3] ? bytes[2] : bytes[3]));
     if (bytes[1] * chunk > need)
         need = bytes[1] * chunk;
+    if (bytes[4] * chunk > need)
+        need = bytes[4] * chunk;
     for (size_t c = 0; lo < ntiles; lo += n, c++) {
         n = ntiles - lo < chunk ? ntiles - lo : chunk;
         Slot *sl = &im->slot[c % kSlots];
@@ -254,27 +262,29 @@ int cuda_run_tiles(mf_device *dev, const mf_instr *in, const char *variant, size
             sl->busy = 0;
         }
         if (sl->dev_cap < need) {
-            for (int i = 0; i < 4; i++) {
+            for (int i = 0; i < 5; i++) {
                 if (sl->dev[i])
                     CK(cudaFree(sl->dev[i]));
                 sl->dev[i] = NULL;
             }
-            for (int i = 0; i < 4; i++)
+            for (int i = 0; i < 5; i++)
                 CK(cudaMalloc((void **)&sl->dev[i], need));
             sl->dev_cap = need;
         }
-        int staged = !pinned[0] || !pinned[1] || !pinned[2] || !pinned[3];
+        int staged = !pinned[0] || !pinned[1] || !pinned[2] || !pinned[3] || !pinned[4];
         if (staged && sl->host_cap < need) {
-            for (int i = 0; i < 4; i++) {
+            for (int i = 0; i < 5; i++) {
                 if (sl->host[i])
                     CK(cudaFreeHost(sl->host[i]));
                 sl->host[i] = NULL;
             }
-            for (int i = 0; i < 4; i++)
+            for (int i = 0; i < 5; i++)
                 CK(cudaMallocHost((void **)&sl->host[i], need));
             sl->host_cap = need;
         }
-        for (int i = 0; i < 3; i++) {
+        for (int i = 0; i < 5; i++) {
+            if (i == 3 || !bytes[i])
+                continue;   /* D is the output; SA only for sparse rows */
             const unsigned char *src = (const unsigned char *)user_in[i] + lo * bytes[i];
             if (!pinned[i]) {
                 memcpy(sl->host[i], src, n * bytes[i]);
@@ -282,7 +292,7 @@ int cuda_run_tiles(mf_device *dev, const mf_instr *in, const char *variant, size
             }
             CK(cudaMemcpyAsync(sl->dev[i], src, n * bytes[i], cudaMemcpyHostToDevice, sl->stream));
         }
-        mf_kargs g = {sl->dev[0], sl->dev[1], sl->dev[2], sl->dev[3], (unsigned long long)n};
+        mf_kargs g = {sl->dev[0], sl->dev[1], sl->dev[2], sl->dev[3], (unsigned long long)n, sl->dev[4]};
         void *args[1] = {&g};
         size_t blocks = (n + (size_t)K->tiles_per_block - 1) / (size_t)K->tiles_per_block;
         size_t full = (size_t)im->sms * (size_t)im->blocks_per_sm[ki];
@@ -344,6 +354,8 @@ int cuda_can_verify(const mf_device *dev, const mf_instr *in, const char *varian
         w = "the GPU does not run this instruction";
     else if (in->n_scales || model->n_scales)
         w = "block-scaled rows are checked on the host";
+    else if (in->sparse || model->sparse)
+        w = "sparse (mma.sp) rows are checked on the host (the GPU check has no metadata yet)";
     else if (model->fa != in->fa || model->fb != in->fb || model->fc != in->fc || model->fd != in->fd ||
              model->k != in->k)
         w = "the model row has other formats or K";

@@ -10,7 +10,8 @@
  * extern "C" __global__ kernel instantiating the generic loop of kernels.cuh.
  * It also writes OUTDIR/wrappers_targets.cu (the list of lists) and
  * OUTDIR/wrappers.tsv (symbol, instruction, variant, target, expected SASS
- * opcode) for the SASS check.  Nothing here is per instruction: every line
+ * opcode, and for mma.sp the selector immediate: mf_sass_sp_selector) for
+ * the SASS check.  Nothing here is per instruction: every line
  * comes from the table row and layout.c.
  */
 #include "layout.h"
@@ -74,14 +75,14 @@ static int ebytes(mf_format f) { return (int)mf_abi_elem_bytes(f); }
  * one per ABI byte), else the whole ABI element. */
 static int vbits(mf_format f) { return f == MF_FMT_S4 || f == MF_FMT_U4 ? 4 : 8 * ebytes(f); }
 
-/* Symbol of a wrapper: mf_k_<arch>__<qualifier with '.'->'_'>[__variant]. */
+/* Symbol of a wrapper: mf_k_<arch>__<qualifier with '.', ':' -> '_'>[__variant]. */
 static void symbol(const mf_instr *in, const char *variant, char *buf, size_t len)
 {
     int n = snprintf(buf, len, "mf_k_%s__%s", mf_arch_name(in->arch), in->qualifier);
     if (variant && *variant)
         snprintf(buf + n, len - (size_t)n, "__%s", variant);
     for (char *p = buf; *p; p++)
-        if (*p == '.' || *p == ',')
+        if (*p == '.' || *p == ',' || *p == ':')
             *p = '_';
 }
 
@@ -136,14 +137,17 @@ static void put_wrapper(FILE *f, const mf_instr *in, const char *variant, int id
             s.m, s.n, s.k, ebytes(in->fa), ebytes(in->fb), ebytes(in->fc), ebytes(in->fd), vbits(in->fa), vbits(in->fb),
             ra, rb, rc, rd, s.a_in_regs, v.trans_a, v.trans_b);
     put_layout(f, "LA", &s.a);
-    if (s.kind == MF_PTX_MMA_SYNC)
+    if (s.kind == MF_PTX_MMA_SYNC || s.kind == MF_PTX_MMA_SP)
         put_layout(f, "LB", &s.b);
     put_layout(f, "LCD", &s.cd);
+    if (s.kind == MF_PTX_MMA_SP)   /* the metadata (layout.h, mf_sp_meta_pos) and the selector */
+        fprintf(f, "    enum { N_META = %d, SP_GROUP = %d, SEL = %d };\n", s.n_meta, s.sp_group, s.sel);
     int next = 0;
     const char *dc = reg_constraint(in->fd);
-    if (s.kind == MF_PTX_MMA_SYNC) {
+    if (s.kind == MF_PTX_MMA_SYNC || s.kind == MF_PTX_MMA_SP) {
+        int sp = s.kind == MF_PTX_MMA_SP;
         fprintf(f, "    __device__ __forceinline__ static void mma(reg_t (&d)[RD], const reg_t (&a)[RA], const reg_t (&b)[RB],"
-                   " const reg_t (&c)[RC])\n    {\n");
+                   " const reg_t (&c)[RC]%s)\n    {\n", sp ? ", unsigned int e" : "");
         const char *dt = in->fd == MF_FMT_F64 ? "double" : in->fd == MF_FMT_F32 ? "float" : "unsigned int";
         fprintf(f, "        %s t[RD];\n        asm volatile(\"%s \"\n            \"", dt, ptx);
         put_group(f, rd, &next);
@@ -153,6 +157,8 @@ static void put_wrapper(FILE *f, const mf_instr *in, const char *variant, int id
         put_group(f, rb, &next);
         fputs(", ", f);
         put_group(f, rc, &next);
+        if (sp)
+            fprintf(f, ", %%%d, %d", next++, s.sel);
         fprintf(f, ";\"\n            : ");
         for (int i = 0; i < rd; i++)
             fprintf(f, "%s\"=%s\"(t[%d])", i ? ", " : "", dc, i);
@@ -163,6 +169,8 @@ static void put_wrapper(FILE *f, const mf_instr *in, const char *variant, int id
             fprintf(f, ", \"%s\"(%sb[%d]))", reg_constraint(in->fb), to_reg(in->fb), i);
         for (int i = 0; i < rc; i++)
             fprintf(f, ", \"%s\"(%sc[%d]))", reg_constraint(in->fc), to_reg(in->fc), i);
+        if (sp)
+            fprintf(f, ", \"r\"(e)");
         fprintf(f, ");\n");
         if (in->fd == MF_FMT_F64)
             fprintf(f, "#pragma unroll\n        for (int i = 0; i < RD; i++) d[i] = (reg_t)__double_as_longlong(t[i]);\n");
@@ -221,10 +229,14 @@ static void put_wrapper(FILE *f, const mf_instr *in, const char *variant, int id
     int per_block = s.kind == MF_PTX_WGMMA ? wgs : threads / 32;
     int smem = s.kind == MF_PTX_WGMMA ? wgs * (64 * in->k * ebytes(in->fa) + s.n * in->k * ebytes(in->fb)) : 0;
     fprintf(f, "extern \"C\" __global__ void __launch_bounds__(%d) %s(mf_kargs g) { %s<W_%d>(g); }\n", threads, sym,
-            s.kind == MF_PTX_WGMMA ? "mf_wgmma_tiles" : "mf_mma_sync_tiles", id);
+            s.kind == MF_PTX_WGMMA ? "mf_wgmma_tiles" : s.kind == MF_PTX_MMA_SP ? "mf_mma_sp_tiles" : "mf_mma_sync_tiles",
+            id);
     snprintf(entries[(*nentries)++], 640, "    {\"%s\", \"%s\", \"%s\", (const void *)%s, %d, %d, %d},", in->name, variant,
              sym, sym, threads, per_block, smem);
-    fprintf(tsv, "%s\t%s\t%s\t%s\t%s\n", sym, in->name, *variant ? variant : "-", target, sass);
+    char sel[32];
+    if (mf_sass_sp_selector(in, &v, sel, sizeof sel))
+        exit(1);
+    fprintf(tsv, "%s\t%s\t%s\t%s\t%s\t%s\n", sym, in->name, *variant ? variant : "-", target, sass, sel);
 }
 
 int main(int argc, char **argv)
@@ -238,7 +250,8 @@ int main(int argc, char **argv)
     out otsv, ocu, otg;
     snprintf(path, sizeof path, "%s/wrappers.tsv", outdir);
     FILE *tsv = out_open(&otsv, path);
-    fprintf(tsv, "# symbol\tinstruction\tvariant\ttarget\texpected SASS opcode (generated from the table)\n");
+    fprintf(tsv, "# symbol\tinstruction\tvariant\ttarget\texpected SASS opcode (generated from the table)\t"
+                 "mma.sp: the selector immediate (and SHFL when ptxas moves the metadata)\n");
     static char entries[1024][640];
     for (int t = 2; t < argc; t++) {
         const char *target = argv[t];
@@ -259,6 +272,12 @@ int main(int argc, char **argv)
                 for (int v = 0; mf_wgmma_form_variants[v]; v++)
                     if (mf_variant_form_ok(in, mf_wgmma_form_variants[v]))
                         put_wrapper(f, in, mf_wgmma_form_variants[v], id++, tsv, target, entries, &nentries);
+            } else if (kind == MF_PTX_MMA_SP) {
+                /* one wrapper per legal sparsity selector (an immediate) */
+                put_wrapper(f, in, "", id++, tsv, target, entries, &nentries);
+                for (int v = 0; mf_sp_variants[v]; v++)
+                    if (mf_sp_sel_ok(in, v + 1))
+                        put_wrapper(f, in, mf_sp_variants[v], id++, tsv, target, entries, &nentries);
             } else
                 put_wrapper(f, in, "", id++, tsv, target, entries, &nentries);
             if (nentries > 1000) {

@@ -27,6 +27,7 @@ typedef struct mf_kargs {
     const void *A, *B, *C;
     void *D;
     unsigned long long ntiles;
+    const void *SA;   /* sparse rows (mma.sp): the metadata, n_meta bytes per row of A; else unused */
 } mf_kargs;
 
 /* One list per compilation target and the target's name ("sm_90a"). */

@@ -95,6 +95,53 @@ template <class W> __device__ __forceinline__ void mf_mma_sync_tiles(const mf_ka
     }
 }
 
+/* mma.sp: warp w of the grid computes tiles w, w + nwarps, ...  A is read
+ * from the logical dense rows (M x K): packed element e of this thread at
+ * (row, pc) of the packed M x K/2 layout W::LA is A[row][mf_sp_logical_col(
+ * the row's metadata, pc)] (layout.h); the metadata (g.SA, W::N_META bytes per
+ * row, one nibble each) goes into the 32-bit register of the threads the
+ * selector W::SEL names (mf_sp_meta_pos), 0 in the others. */
+template <class W> __device__ __forceinline__ void mf_mma_sp_tiles(const mf_kargs &g)
+{
+    const int lane = threadIdx.x & 31;
+    const unsigned long long nwarps = ((unsigned long long)gridDim.x * blockDim.x) >> 5;
+    const unsigned char *A = (const unsigned char *)g.A, *B = (const unsigned char *)g.B,
+                        *C = (const unsigned char *)g.C, *SA = (const unsigned char *)g.SA;
+    unsigned char *D = (unsigned char *)g.D;
+    for (unsigned long long t = ((unsigned long long)blockIdx.x * blockDim.x + threadIdx.x) >> 5; t < g.ntiles;
+         t += nwarps) {
+        typename W::reg_t a[W::RA], b[W::RB], c[W::RC], d[W::RD];
+        const unsigned char *At = A + t * (W::M * W::K * W::EA), *Mt = SA + t * (W::M * W::N_META);
+        constexpr int per = (int)sizeof(typename W::reg_t) * 8 / W::VA;
+#pragma unroll
+        for (int i = 0; i < W::RA; i++)
+            a[i] = 0;
+#pragma unroll
+        for (int e = 0; e < W::RA * per; e++) {
+            int row, pc;
+            const mf_frag_layout LA = W::LA();
+            mf_frag_pos(&LA, 0, lane, e, &row, &pc);
+            int col = mf_sp_logical_col(W::SP_GROUP, Mt + row * W::N_META, pc);
+            unsigned long long v = mf_ld_elem<W::EA>(At + (size_t)(row * W::K + col) * W::EA);
+            a[e / per] |= (typename W::reg_t)(v << (W::VA * (e % per)));
+        }
+        unsigned int meta = 0;
+#pragma unroll
+        for (int row = 0; row < W::M; row++)
+#pragma unroll
+            for (int grp = 0; grp < W::N_META; grp++) {
+                int l, bit;
+                mf_sp_meta_pos(W::N_META, W::SEL, row, grp, &l, &bit);
+                if (l == lane)
+                    meta |= (unsigned int)(Mt[row * W::N_META + grp] & 15) << bit;
+            }
+        mf_load_frag<W::EB, W::VB>(b, W::LB(), B + t * (W::N * W::K * W::EB), 0, lane, 1, W::K);
+        mf_load_frag<W::EC>(c, W::LCD(), C + t * (W::M * W::N * W::EC), 0, lane, W::N, 1);
+        W::mma(d, a, b, c, meta);
+        mf_store_frag<W::ED>(d, W::LCD(), D + t * (W::M * W::N * W::ED), 0, lane, W::N, 1);
+    }
+}
+
 /* Copy a rows x K operand (K contiguous per row, K*E = 32 bytes: 16-bit
  * K=16, 8-bit K=32, b1 K=256 as 8 words) from global
  * memory into the no-swizzle K-major core-matrix layout of

@@ -15,6 +15,14 @@ static int is_int4(mf_format f) { return f == MF_FMT_S4 || f == MF_FMT_U4; }
 
 const char *const mf_wgmma_variants[] = {"", "a_reg", "n256", "n256,a_reg", NULL};
 
+/* mma.sp: the sparsity selector as a variant (the default "" is selector 0). */
+const char *const mf_sp_variants[] = {"sel1", "sel2", "sel3", NULL};
+
+int mf_sp_sel_ok(const mf_instr *in, int sel)
+{
+    return in->sparse && sel >= 0 && sel < (in->n_meta == 4 ? 4 : 2);
+}
+
 /* The operand forms of wgmma, each a variant of its own with N = 8 and A from
  * shared memory (layout.h): the sign flips only for floating-point rows (PTX:
  * integer wgmma has no imm-scale-a/b), scale-d = 0 for every row. */
@@ -61,6 +69,16 @@ mf_ptx_kind mf_ptx_kind_of(const mf_instr *in, const char **why)
         *why = "no tcgen05 wrapper yet (tensor-memory kernels)";
         return MF_PTX_NONE;
     }
+    if (in->sparse) {
+        /* mma.sp, row.col, m16n8: f16/bf16 k16/k32, tf32 k8/k16 (PTX ISA "mma.sp") */
+        int ok = in->m == 16 && in->n == 8 && in->fa == in->fb &&
+                 ((is_16bit(in->fa) && (in->k == 16 || in->k == 32)) || (in->fa == MF_FMT_TF32 && (in->k == 8 || in->k == 16)));
+        if (!ok) {
+            *why = "no wrapper for these sparse formats yet";
+            return MF_PTX_NONE;
+        }
+        return MF_PTX_MMA_SP;
+    }
     if (strncmp(in->qualifier, "mma.", 4) || in->n_scales) {
         *why = "no wrapper for this PTX form yet (block-scaled mma)";
         return MF_PTX_NONE;
@@ -92,9 +110,17 @@ int mf_variant_parse(const mf_instr *in, const char *variant, mf_variant *out)
 {
     memset(out, 0, sizeof *out);
     out->n = in->n;
-    out->a_reg = mf_ptx_kind_of(in, NULL) == MF_PTX_MMA_SYNC;
+    out->a_reg = mf_ptx_kind_of(in, NULL) == MF_PTX_MMA_SYNC || mf_ptx_kind_of(in, NULL) == MF_PTX_MMA_SP;
     if (!variant || !*variant)
         return 0;
+    if (mf_ptx_kind_of(in, NULL) == MF_PTX_MMA_SP) {
+        for (int i = 0; mf_sp_variants[i]; i++)
+            if (!strcmp(variant, mf_sp_variants[i]) && mf_sp_sel_ok(in, i + 1)) {
+                out->sel = i + 1;
+                return 0;
+            }
+        return -1;
+    }
     if (mf_ptx_kind_of(in, NULL) != MF_PTX_WGMMA)
         return -1;
     for (int i = 1; mf_wgmma_variants[i]; i++)
@@ -185,9 +211,9 @@ static mf_frag_layout b_frag(mf_format f, int k)
         return lay(0, 1, 1, 0, k == 4 ? 0 : k == 8 ? 1 : 2, rs, NULL);
     }
     if (is_16bit(f)) {
-        /* row = tig*2 + (e&1) (+8 for e>=2); col = groupID */
-        static const int rs[2] = {1, 8};
-        return lay(0, 1, 2, 0, k == 8 ? 1 : 2, rs, NULL);
+        /* row = tig*2 + (e&1) + 8*(e>>1); col = groupID (k8, k16; k32: sparse m16n8k32) */
+        static const int rs[3] = {1, 8, 16};
+        return lay(0, 1, 2, 0, k == 8 ? 1 : k == 16 ? 2 : 3, rs, NULL);
     }
     if (is_int4(f)) {
         /* .s4/.u4 k32/k64: row = tig*8 + (e&7) (+32 for e>=8); col = groupID */
@@ -257,6 +283,24 @@ int mf_wrap_shape_of(const mf_instr *in, const mf_variant *v, mf_wrap_shape *out
             out->cd = cd_frag(8);
         }
         return 0;
+    case MF_PTX_MMA_SP:
+        /* PTX ISA "Matrix fragments for sparse mma.m16n8k16/k32" (f16/bf16) and
+         * "mma.m16n8k8/k16" (tf32): A is the packed M x K/2 matrix in the
+         * layout of the dense A of K/2 (f16 k16: as m16n8k8; k32: as m16n8k16;
+         * tf32 k8: a0 (groupID, tig), a1 (groupID+8, tig); k16: as m16n8k8);
+         * B the dense B of the logical K (f16 k32: row = tig*2 + (e&1) +
+         * 8*(e>>1); tf32 k16: row = tig + 4*e); C/D as m16n8 */
+        if (!mf_sp_sel_ok(in, v->sel))
+            return -1;
+        out->threads = 32;
+        out->a_in_regs = 1;
+        out->a = a_frag(in->fa, in->k / 2);
+        out->b = b_frag(in->fb, in->k);
+        out->cd = cd_frag(8);
+        out->n_meta = in->n_meta;
+        out->sp_group = in->sp_group;
+        out->sel = v->sel;
+        return 0;
     case MF_PTX_WGMMA:
         if ((v->n != 8 && v->n != 256) ||
             ((v->neg_a || v->neg_b || v->no_c || v->trans_a || v->trans_b) && (v->n != in->n || v->a_reg)))
@@ -293,6 +337,16 @@ int mf_ptx_text(const mf_instr *in, const mf_variant *v, char *buf, size_t len)
         n = snprintf(buf, len, "wgmma.mma_async.sync.aligned.m%dn%dk%d%s", in->m, v->n, in->k * mf_format_lanes(in->fa),
                      types);
         break;
+    case MF_PTX_MMA_SP: {
+        /* "mma.sp[::ordered_metadata].mMnNkK.TYPES" -> "mma.sp[::ordered_metadata].sync.aligned.mMnNkK.row.col.TYPES" */
+        const char *shape = strstr(in->qualifier, ".m");
+        const char *t = shape ? strchr(shape + 1, '.') : NULL;
+        if (!t)
+            return -1;
+        n = snprintf(buf, len, "%.*s.sync.aligned.m%dn%dk%d.row.col%s", (int)(shape - in->qualifier), in->qualifier,
+                     in->m, in->n, in->k, t);
+        break;
+    }
     default:
         return -1;
     }
@@ -347,6 +401,15 @@ int mf_sass_expect(const mf_instr *in, const mf_variant *v, char *buf, size_t le
             n = snprintf(buf, len, "HMMA.168%d.%s%s%s", in->k, acc, *t ? "." : "", t);
         }
         break;
+    case MF_PTX_MMA_SP: {
+        /* ptxas 13.0 (sm_80, sm_90a): one HMMA.SP of the logical shape, the
+         * selector an immediate operand: "HMMA.SP.16832.F32.BF16",
+         * "HMMA.SP.1688.F32.TF32", "HMMA.SP.16816.F16" (.sp and
+         * ::ordered_metadata alike) */
+        const char *t = sass_type(in->fa);
+        n = snprintf(buf, len, "HMMA.SP.168%d.%s%s%s", in->k, acc, *t ? "." : "", t);
+        break;
+    }
     case MF_PTX_WGMMA:
         if (in->fa == MF_FMT_B1)
             n = snprintf(buf, len, "BGMMA.64x%dx%d.AND.POPC", v->n, in->k * 32);
@@ -363,5 +426,18 @@ int mf_sass_expect(const mf_instr *in, const mf_variant *v, char *buf, size_t le
     default:
         return -1;
     }
+    return n > 0 && (size_t)n < len ? 0 : -1;
+}
+
+int mf_sass_sp_selector(const mf_instr *in, const mf_variant *v, char *buf, size_t len)
+{
+    int n;
+    if (mf_ptx_kind_of(in, NULL) != MF_PTX_MMA_SP)
+        n = snprintf(buf, len, "-");
+    else if (in->sparse == MF_SP && in->fa == MF_FMT_F16 &&
+             (in->arch == MF_ARCH_BLACKWELL || in->arch == MF_ARCH_RTX_BLACKWELL))
+        n = snprintf(buf, len, "sel=0x0,SHFL");   /* ptxas moves the metadata itself (layout.h) */
+    else
+        n = snprintf(buf, len, "sel=0x%x", v->sel);
     return n > 0 && (size_t)n < len ? 0 : -1;
 }

@@ -59,8 +59,44 @@ static inline void mf_frag_pos(const mf_frag_layout *L, int warp, int lane, int 
 typedef enum mf_ptx_kind {
     MF_PTX_NONE = 0,  /* no wrapper: the row stays model-only here */
     MF_PTX_MMA_SYNC,  /* mma.sync.aligned, one warp per tile */
-    MF_PTX_WGMMA      /* wgmma.mma_async, one warpgroup per tile (sm_90a) */
+    MF_PTX_WGMMA,     /* wgmma.mma_async, one warpgroup per tile (sm_90a) */
+    MF_PTX_MMA_SP     /* mma.sp.sync.aligned / mma.sp::ordered_metadata.sync.aligned,
+                         one warp per tile: A packed (M x K/2), a metadata register */
 } mf_ptx_kind;
+
+/* Sparse mma (PTX ISA "Sparse matrix storage", "Matrix fragments for sparse
+ * mma"): the metadata register.  Each thread holds 32 bits: the nibbles of
+ * row groupID in bits 0-15 and of row groupID+8 in bits 16-31, four nibbles
+ * (groups of the row, in K order) each.  A row of n_meta nibbles (4 for
+ * m16n8k16 f16/bf16 and m16n8k8 tf32, 8 for m16n8k32 and m16n8k16 tf32)
+ * needs n_meta/4 threads of each quad; the sparsity selector `sel` picks
+ * them: threads tig = sel*(n_meta/4) .. sel*(n_meta/4) + n_meta/4 - 1, the
+ * first holding groups 0-3, the second 4-7 (for m16n8k32: "threads T0/T1"
+ * with selector 0, T2/T3 with 1).  Position of nibble `grp` of `row`: */
+#if defined(__CUDACC__)
+__host__ __device__
+#endif
+static inline void mf_sp_meta_pos(int n_meta, int sel, int row, int grp, int *lane, int *bit)
+{
+    int per = n_meta / 4;
+    *lane = (row & 7) * 4 + sel * per + grp / 4;
+    *bit = (row >= 8 ? 16 : 0) + 4 * (grp & 3);
+}
+
+/* The logical K position of packed column pc of a row of A whose metadata
+ * nibbles are meta[] (PTX ISA "Sparse matrix storage": packed element i of a
+ * group is the one its i-th index names; tf32: one element per pair, the
+ * pair's first for 0x4, second for 0xE; sp_group = 4 or 2). */
+#if defined(__CUDACC__)
+__host__ __device__
+#endif
+static inline int mf_sp_logical_col(int sp_group, const unsigned char *meta, int pc)
+{
+    if (sp_group == 2)
+        return 2 * pc + (int)((meta[pc] & 3) >> 1);
+    int g = pc >> 1, i = pc & 1;
+    return 4 * g + (int)((meta[g] >> (2 * i)) & 3);
+}
 
 /* A variant of a wgmma row: N (8 or 256), where A comes from, and the
  * operand forms (variants "neg_a", "neg_b", "neg_ab": imm-scale-a/b = -1;
@@ -70,6 +106,7 @@ typedef struct mf_variant {
     int a_reg;  /* 1: A from registers, 0: A from shared memory */
     int neg_a, neg_b, no_c;
     int trans_a, trans_b; /* imm-trans-a/b = 1: the operand MN-major in shared memory */
+    int sel;    /* mma.sp: the sparsity selector (an immediate; variants "sel1".."sel3", default 0) */
 } mf_variant;
 
 /* Everything the kernels need to know about one (row, variant). */
@@ -78,8 +115,21 @@ typedef struct mf_wrap_shape {
     int m, n, k;
     int threads;             /* 32 (mma.sync) or 128 (wgmma) */
     int a_in_regs;           /* A is a register fragment (always for mma.sync) */
-    mf_frag_layout a, b, cd; /* b unused for wgmma (B always from shared memory) */
+    mf_frag_layout a, b, cd; /* b unused for wgmma (B always from shared memory); mma.sp:
+                                a over the packed A (M x K/2), b over the logical K */
+    int n_meta;              /* mma.sp: metadata nibbles per row of A (mf_sp_meta_pos); else 0 */
+    int sp_group;            /* mma.sp: K positions per nibble (4, tf32 2) */
+    int sel;                 /* mma.sp: the sparsity selector */
 } mf_wrap_shape;
+
+/* The variants of an mma.sp row beyond the default (selector 0): "sel1",
+ * "sel2", "sel3" where PTX allows them (NULL-terminated list of all three;
+ * mf_sp_sel_ok says which a row takes). */
+extern const char *const mf_sp_variants[];
+/* @return 1 if sparse row `in` takes selector `sel`: 0..3 where a row's
+ * metadata needs one thread per quad (m16n8k16 f16/bf16, m16n8k8 tf32), 0..1
+ * where it needs two (m16n8k32, m16n8k16 tf32). */
+int mf_sp_sel_ok(const mf_instr *in, int sel);
 
 /* The PTX form of row `in`, or MF_PTX_NONE with a reason in *why. */
 mf_ptx_kind mf_ptx_kind_of(const mf_instr *in, const char **why);
@@ -123,6 +173,17 @@ int mf_ptx_text(const mf_instr *in, const mf_variant *v, char *buf, size_t len);
  * (e.g. "HMMA.16816.F32", "HGMMA.64x8x16.F32", "QGMMA.64x8x32.F32.E4M3.E4M3",
  * "DMMA.8x8x4"), written into buf.  @return 0, or -1 for rows without a wrapper. */
 int mf_sass_expect(const mf_instr *in, const mf_variant *v, char *buf, size_t len);
+
+/* mma.sp rows: the sparsity selector the wrapper's HMMA.SP must show as its
+ * last immediate, written into buf as "sel=0xN", plus ",SHFL" when ptxas
+ * moves the metadata between threads itself: ptxas 13.0 for sm_100a and
+ * sm_120a compiles plain `.sp` with f16 operands (not bf16, tf32 or
+ * ::ordered_metadata) into SHFL.IDX / PRMT / SEL on the metadata and the
+ * packed A, then HMMA.SP with selector 0, whatever the selector
+ * (cuobjdump of the wrappers; the advisory it prints for `.sp` speaks of
+ * reduced performance on such architectures).  "-" for other rows.
+ * @return 0, or -1 if buf is too small. */
+int mf_sass_sp_selector(const mf_instr *in, const mf_variant *v, char *buf, size_t len);
 
 /* wgmma operands in shared memory, no swizzle, K-major (PTX ISA "Shared
  * Memory Matrix Layout", canonical layout ((8,m),(T,2k)):((1T,SBO),(1,LBO))):

@@ -73,6 +73,7 @@ namespace mfd {
 #include "../../model/family_amd.c"
 #include "../../model/family_int.c"
 #include "../../model/eval.c"
+#include "../../model/sparse.c"
 #include "../../gen/gen_values.c"
 #include "../../gen/gen_int.c"
 #include "../../gen/gen_tile.c"

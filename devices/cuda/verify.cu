@@ -630,7 +630,7 @@ cudaError_t vgpu_run(Vgpu *v, VgpuShared *sh, const VgpuKernel *kern, const char
             vpart_kernel<<<v->run_grid, 128, 0, s->stream>>>(p, s->kind, s->rng, s->perm, phase, parts);
         }
         VCK(cudaGetLastError());
-        mf_kargs ka = {s->buf[0], s->buf[1], s->buf[2], s->buf[3], nt};
+        mf_kargs ka = {s->buf[0], s->buf[1], s->buf[2], s->buf[3], nt, NULL};   /* no sparse rows here (SA) */
         void *args[1] = {&ka};
         unsigned long long blocks = (nt + (unsigned long long)kern->k->tiles_per_block - 1) /
                                     (unsigned long long)kern->k->tiles_per_block;

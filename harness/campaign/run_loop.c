@@ -255,8 +255,9 @@ static void eval_chunk(batch *b, size_t c, unsigned char *want)
         if (b->camp)
             b->trec_n[t] = 0;
         mf_eval_tiles(in, m, n, k, 1, A + t * (size_t)m * (size_t)k * ea, B + t * (size_t)n * (size_t)k * eb,
-                      C + t * mn * ec, S ? SA + t * (size_t)m * S * es : NULL, S ? SB + t * (size_t)n * S * es : NULL,
-                      want);
+                      C + t * mn * ec,
+                      S ? SA + t * (size_t)m * S * es : in->sparse ? SA + t * (size_t)m * in->n_meta : NULL,
+                      S ? SB + t * (size_t)n * S * es : NULL, want);
         const unsigned char *dt = D + t * mn * ed;
         if (!memcmp(dt, want, mn * ed))
             continue;   /* the common case: the whole tile agrees bit for bit */
@@ -1345,8 +1346,9 @@ run_err run_loop(const run_opts *o, mf_device *dev, run_instr *ri, int ni, long 
     for (int i = 0; i < ni; i++) {
         const mf_instr *in = ri[i].in;
         size_t t = ri[i].tiles_per_batch, S = in->n_scales;
+        size_t SM = S ? S : in->sparse ? in->n_meta : 0;   /* SA: scales, or a sparse row's metadata bytes */
         size_t b6[6] = {t * ri[i].m * ri[i].k * mf_abi_elem_bytes(in->fa), t * ri[i].n * ri[i].k * mf_abi_elem_bytes(in->fb),
-                        t * ri[i].m * ri[i].n * mf_abi_elem_bytes(in->fc), t * ri[i].m * S, t * ri[i].n * S,
+                        t * ri[i].m * ri[i].n * mf_abi_elem_bytes(in->fc), t * ri[i].m * SM, t * ri[i].n * S,
                         t * ri[i].m * ri[i].n * mf_abi_elem_bytes(in->fd)};
         for (int q = 0; q < 6; q++)
             if (b6[q] > bytes[q])
@@ -1480,7 +1482,8 @@ run_err run_loop(const run_opts *o, mf_device *dev, run_instr *ri, int ni, long 
             char derr[600];
             double t_dev = rs_now();
             int rc = mf_device_run_tiles(dev, ready->in, NULL, ready->ntiles, ready->A, ready->B, ready->C,
-                                         ready->in->n_scales ? ready->SA : NULL, ready->in->n_scales ? ready->SB : NULL,
+                                         ready->in->n_scales || ready->in->sparse ? ready->SA : NULL,
+                                         ready->in->n_scales ? ready->SB : NULL,
                                          ready->D, derr, sizeof derr);
             if (rc) {
                 loop_device_error(&L, ready->slot, derr);

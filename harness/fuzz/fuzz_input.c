@@ -107,6 +107,29 @@ static void put8(uint8_t *d, size_t pos, uint64_t v)
         d[pos + (size_t)i] = (uint8_t)(v >> (8 * i));
 }
 
+/* Sparse rows: the legal metadata nibbles (mf_sparse_meta_ok) in order; an
+ * input byte b of a group means legal[b % n].  @return n. */
+static int legal_nibbles(const mf_instr *in, uint8_t *legal)
+{
+    int n = 0;
+    for (unsigned v = 0; v < 16; v++)
+        if (mf_sparse_meta_ok(in, v))
+            legal[n++] = (uint8_t)v;
+    return n;
+}
+
+/* Give a case of sparse row `in` legal metadata where it has none, and +0 at
+ * its pruned positions (mf_sparse_canon). */
+static void sparse_fix(const mf_instr *in, mf_case *cs)
+{
+    uint8_t legal[16];
+    int n = legal_nibbles(in, legal);
+    for (int g = 0; in->sparse && n && g < in->n_meta; g++)
+        if (!mf_sparse_meta_ok(in, cs->meta[g]))
+            cs->meta[g] = legal[cs->meta[g] % n];
+    mf_sparse_canon(in, cs);
+}
+
 const mf_instr *fz_decode(const uint8_t *data, size_t size, mf_case *cs)
 {
     memset(cs, 0, sizeof *cs);
@@ -132,6 +155,13 @@ const mf_instr *fz_decode(const uint8_t *data, size_t size, mf_case *cs)
         cs->sa[s] = fz_mask(in->fs, get8(data, size, pos));
     for (int s = 0; s < in->n_scales; s++, pos += 8)
         cs->sb[s] = fz_mask(in->fs, get8(data, size, pos));
+    if (in->sparse) {   /* a byte per metadata group: the index of a legal nibble */
+        uint8_t legal[16];
+        int n = legal_nibbles(in, legal);
+        for (int g = 0; g < in->n_meta; g++, pos++)
+            cs->meta[g] = legal[(pos < size ? data[pos] : 0) % n];
+        mf_sparse_canon(in, cs);
+    }
     return in;
 }
 
@@ -152,6 +182,16 @@ size_t fz_encode(const mf_instr *in, const mf_case *cs, uint8_t *out, size_t max
         put8(buf, pos, cs->sa[s]);
     for (int s = 0; s < in->n_scales; s++, pos += 8)
         put8(buf, pos, cs->sb[s]);
+    if (in->sparse) {
+        uint8_t legal[16];
+        int n = legal_nibbles(in, legal);
+        for (int g = 0; g < in->n_meta; g++, pos++) {
+            int i = 0;
+            while (i < n - 1 && legal[i] != cs->meta[g])
+                i++;
+            buf[pos] = (uint8_t)i;
+        }
+    }
     if (pos > max)
         pos = max;
     memcpy(out, buf, pos);
@@ -184,6 +224,7 @@ void fz_mutate(const mf_instr **inp, mf_case *cs, uint64_t *rnd)
                 cs->sa[s] = fz_mask(o->fs, in->n_scales ? tmp.sa[s % in->n_scales] : 127);
                 cs->sb[s] = fz_mask(o->fs, in->n_scales ? tmp.sb[s % in->n_scales] : 127);
             }
+            sparse_fix(o, cs);   /* another sparse row: legal metadata, pruned a = +0 */
             *inp = o;
             break;
         }

@@ -22,7 +22,7 @@
 
 /* Bytes of the instruction key, and the largest encoded input. */
 #define FZ_KEY_BYTES 4
-#define FZ_MAX_SIZE (FZ_KEY_BYTES + 8 * (1 + 2 * MF_KMAX + 2 * MF_SMAX))
+#define FZ_MAX_SIZE (FZ_KEY_BYTES + 8 * (1 + 2 * MF_KMAX + 2 * MF_SMAX) + MF_MMAX)   /* + a byte per sparse group */
 
 /* @return the key of instruction `in` in an input (bytes 0-3). */
 uint32_t fz_key(const mf_instr *in);

@@ -48,7 +48,8 @@ static int reserve(mz_dev *z, size_t tiles)
     if (tiles <= z->cap_tiles)
         return 0;
     const mf_instr *in = z->in;
-    size_t S = in->n_scales ? in->n_scales : 1;
+    /* SA: the scales, or a sparse row's metadata (n_meta bytes per row) */
+    size_t S = in->n_scales ? in->n_scales * mf_abi_elem_bytes(in->fs) : in->sparse ? in->n_meta : 1;
     size_t cap = tiles < 16 ? 16 : tiles * 2;
     void *p[6] = {
         realloc(z->A, cap * z->m * z->k * mf_abi_elem_bytes(in->fa)),
@@ -89,6 +90,8 @@ static void put_case(mz_dev *z, size_t t, int s, const mf_case *cs)
         mf_abi_set(in->fs, z->SA, (t * z->m + (size_t)s) * S + q, cs->sa[q]);
         mf_abi_set(in->fs, z->SB, (t * z->n + (size_t)s) * S + q, cs->sb[q]);
     }
+    for (int g = 0; in->sparse && g < in->n_meta; g++)   /* a sparse row's SA: its metadata */
+        ((unsigned char *)z->SA)[(t * z->m + (size_t)s) * in->n_meta + (size_t)g] = cs->meta[g];
 }
 
 int mz_dev_run(mz_dev *z, const mf_case *cs, size_t n, uint64_t *out)
@@ -112,10 +115,13 @@ int mz_dev_run(mz_dev *z, const mf_case *cs, size_t n, uint64_t *out)
         memset(z->SA, 0, tiles * z->m * S);
         memset(z->SB, 0, tiles * z->n * S);
     }
+    /* a sparse row's empty rows keep the first indices of every group: (0, 1), tf32 0x4 */
+    if (in->sparse)
+        memset(z->SA, 0x4, tiles * z->m * in->n_meta);
     for (size_t i = 0; i < n; i++)
         put_case(z, i / (size_t)z->diag, (int)(i % (size_t)z->diag), &cs[i]);
-    int rc = mf_device_run_tiles(z->dev, in, NULL, tiles, z->A, z->B, z->C, S ? z->SA : NULL, S ? z->SB : NULL,
-                                 z->D, z->err, sizeof z->err);
+    int rc = mf_device_run_tiles(z->dev, in, NULL, tiles, z->A, z->B, z->C, S || in->sparse ? z->SA : NULL,
+                                 S ? z->SB : NULL, z->D, z->err, sizeof z->err);
     z->batches++;
     z->evals += (long)n;
     if (rc)
@@ -144,14 +150,16 @@ int mz_recheck(mz_dev *z, const mf_case *cs, uint64_t batch_d, uint64_t runs[MZ_
 
 /* Lexicographic cost: fewer terms, then fewer significand bits, then
  * exponents nearer 0, then a and b exponents nearer each other, then fewer
- * negative values, then terms at lower K positions. */
+ * negative values, then terms at lower K positions, then (sparse rows)
+ * simpler metadata: each group's nibble (0, 1) (tf32 0x4), else sorted. */
+#define NCOST 7
 typedef struct cost {
-    long v[6];
+    long v[NCOST];
 } cost;
 
 static int cost_less(const cost *a, const cost *b)
 {
-    for (int i = 0; i < 6; i++)
+    for (int i = 0; i < NCOST; i++)
         if (a->v[i] != b->v[i])
             return a->v[i] < b->v[i];
     return 0;
@@ -181,7 +189,7 @@ static void value_cost(mf_format f, uint64_t x, cost *c, int *e_out)
 
 static cost case_cost(const mf_instr *in, const mf_case *cs)
 {
-    cost c = {{0, 0, 0, 0, 0, 0}};
+    cost c = {{0, 0, 0, 0, 0, 0, 0}};
     int e, ea, eb;
     if (cs->c != 0) {
         c.v[0]++;
@@ -200,6 +208,8 @@ static cost case_cost(const mf_instr *in, const mf_case *cs)
         mf_value sa = mf_decode(in->fs, cs->sa[q]), sb = mf_decode(in->fs, cs->sb[q]);
         c.v[2] += labs((long)sa.exp) + labs((long)sb.exp);
     }
+    for (int g = 0; in->sparse && g < in->n_meta; g++)
+        c.v[6] += cs->meta[g] == 0x4 ? 0 : (cs->meta[g] & 3) < (cs->meta[g] >> 2) ? 1 : 2;
     return c;
 }
 
@@ -423,6 +433,36 @@ static int build_cands(const mf_instr *in, const mf_case *cs, cand_list *l)
         if (ok && cand_push(l, &t))
             return -1;
     }
+    /* sparse rows: a group's metadata simplified: its indices sorted (the
+     * values stay where they are), or its kept products moved, in metadata
+     * order, to the group's first positions (0x4: (0, 1); tf32 the pair's first) */
+    for (int g = 0; in->sparse && g < in->n_meta; g++) {
+        unsigned v = cs->meta[g];
+        if (in->sp_group == 4 && (v & 3) > (v >> 2)) {
+            t = *cs;
+            t.meta[g] = (uint8_t)((v >> 2) | ((v & 3) << 2));
+            if (cand_push(l, &t))
+                return -1;
+        }
+        if (v != 0x4) {
+            int oldp[2], newp[2];
+            int n2 = mf_sparse_group_kept(in, g, v, oldp);
+            t = *cs;
+            for (int i = 0; i < in->sp_group; i++)
+                t.a[g * in->sp_group + i] = t.b[g * in->sp_group + i] = 0;
+            t.meta[g] = 0x4;
+            mf_sparse_group_kept(in, g, 0x4, newp);
+            for (int i = 0; i < n2; i++) {
+                t.a[newp[i]] = cs->a[oldp[i]];
+                t.b[newp[i]] = cs->b[oldp[i]];
+            }
+            if (cand_push(l, &t))
+                return -1;
+        }
+    }
+    /* every candidate of a sparse row in canonical form (+0 at pruned positions of a) */
+    for (size_t i = 0; in->sparse && i < l->n; i++)
+        mf_sparse_canon(in, &l->c[i]);
     /* scales toward 2^0 */
     for (int q = 0; q < in->n_scales; q++) {
         uint64_t one = in->fs == MF_FMT_UE8M0 ? 127 : rv_make(in->fs, 0, 0, 0);

@@ -16,7 +16,7 @@
 const char *rf_kind_name(rf_kind k)
 {
     static const char *const names[RF_KIND_COUNT] = {"F", "L", "e_zero", "X", "rho", "zero-sign",
-                                                     "nan",  "order", "family", "arch"};
+                                                     "nan",  "order", "family", "arch", "sparse"};
     return (unsigned)k < RF_KIND_COUNT ? names[k] : "?";
 }
 
@@ -175,6 +175,15 @@ void rf_catalogue_build(const mf_instr *base, rf_catalogue *cat)
                 v->table_row = rows[i];
         }
     }
+    /* mma.sp: the alternatives of the sparse hypothesis (model/sparse.c), first */
+    for (int m = 1; base->sparse && m < MF_SPM_COUNT; m++) {
+        static const char *const words[MF_SPM_COUNT] = {
+            "", "the kept products in metadata order", "chunks of logical K positions (sp_L) of the kept products",
+            "the dense model on the logical row (pruned positions are zero products)"};
+        r = b;
+        r.in.sp_model = (uint8_t)m;
+        add(cat, RF_SPARSE, &r, "%s", words[m]);
+    }
     if (nv) {
         r = b;
         r.in.zero_plus = !base->zero_plus;
@@ -226,7 +235,7 @@ void rf_catalogue_build(const mf_instr *base, rf_catalogue *cat)
             add(cat, RF_X, &r, "F2 = %d instead of %d", r.in.x, base->x);
         }
     }
-    if (chunked(fam) && !base->n_scales && base->L < base->k && fam != MF_F16_EMU) {
+    if (chunked(fam) && !base->n_scales && !base->sparse && base->L < base->k && fam != MF_F16_EMU) {
         r = b;
         r.reverse = 1;
         add(cat, RF_ORDER, &r, "chunks in reverse order");
@@ -270,7 +279,7 @@ const mf_instr *rf_nearest_start(const mf_instr *target, mf_arch arch, mf_instr 
     for (size_t i = 0; i < mf_instr_count; i++) {
         const mf_instr *t = &mf_instr_table[i];
         if (t->arch != arch || (t->family == MF_INT_DOT) != (target->family == MF_INT_DOT) ||
-            (t->n_scales != 0) != (target->n_scales != 0))
+            (t->n_scales != 0) != (target->n_scales != 0) || (t->sparse != 0) != (target->sparse != 0))
             continue;
         int score = 8 * (t->fa == target->fa) + 8 * (t->fb == target->fb) + 4 * (t->fc == target->fc) +
                     4 * (t->fd == target->fd) + 2 * (strncmp(t->qualifier, target->qualifier, op + 1) == 0) +
@@ -765,7 +774,8 @@ int rf_row_same(const rf_row *a, const rf_row *b)
 {
     const mf_instr *x = &a->in, *y = &b->in;
     return x->family == y->family && x->F == y->F && x->L == y->L && x->e_zero == y->e_zero && x->x == y->x &&
-           x->rho == y->rho && x->zero_plus == y->zero_plus && x->nan_any == y->nan_any && a->reverse == b->reverse;
+           x->rho == y->rho && x->zero_plus == y->zero_plus && x->nan_any == y->nan_any && a->reverse == b->reverse &&
+           x->sp_model == y->sp_model;
 }
 
 char *rf_row_diff(const rf_row *a, const rf_row *b, char *buf, size_t len)
@@ -796,6 +806,7 @@ char *rf_row_diff(const rf_row *a, const rf_row *b, char *buf, size_t len)
          y->nan_any ? "any" : "canonical");
     DIFF(a->reverse != b->reverse, "chunks %s -> %s", a->reverse ? "last first" : "first first",
          b->reverse ? "last first" : "first first");
+    DIFF(x->sp_model != y->sp_model, "sparse model %d -> %d", x->sp_model, y->sp_model);
 #undef DIFF
     if (o >= len && len)
         buf[len - 1] = 0;

@@ -47,6 +47,8 @@ typedef enum rf_kind {
     RF_ORDER,      /* chunks in reverse order */
     RF_FAMILY,     /* another family that accepts the row's formats */
     RF_ARCH,       /* the same qualifier's row on another architecture */
+    RF_SPARSE,     /* mma.sp rows: another mf_sp_model (metadata order, chunks of logical K,
+                      the dense model on the logical row) */
     RF_KIND_COUNT
 } rf_kind;
 
@@ -92,7 +94,7 @@ rf_row rf_row_of(const mf_instr *in);
  * qualifier (wgmma before Hopper, fp8 before Ada): the row of ARCH closest
  * to target (same A, B, C, D formats first, then the same opcode, then the
  * same K; integer rows only for integer targets, block-scaled only for
- * block-scaled).  *out is target with that row's arithmetic parameters
+ * block-scaled, sparse only for sparse).  *out is target with that row's arithmetic parameters
  * (family, F, L cut to target's K, e_zero, x, rho, zero and NaN rules); its
  * name, shape, formats and architecture stay target's, so no part of
  * target's own row is borrowed.  @return the donor row, or NULL if ARCH has

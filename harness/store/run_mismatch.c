@@ -62,7 +62,7 @@ int mm_format_file(const mz_dev *z, const mf_case *orig, uint64_t orig_d, const 
                                          ? "the device gave different results on different runs"
                                          : "alone on a tile the device agrees with the model; in its batch it did not");
     PUT("# hash: xxh3-128 of \"mmafuzz-case %d\\n\" + instr name + \"\\n\" + the first case's c=, a=, b= "
-        "(sa=, sb=) fields + \"\\n\"\n", ST_FORMAT_VERSION);
+        "(sa=, sb=; meta= of a sparse row) fields + \"\\n\"\n", ST_FORMAT_VERSION);
     if (z->model != z->in)
         PUT("# replay: mmafuzz replay FILE --device %s --model %s\n", o->device_spec, mf_arch_name(z->model->arch));
     else

@@ -68,9 +68,37 @@ static int parse_list(const char *key, mf_format f, const char *s, size_t len, u
     return 0;
 }
 
+/* Parse meta= of a sparse row: n_meta hex digits, group 0 first, each a
+ * legal nibble for the row (mf_sparse_meta_ok).  @return 0 or -1 with a message. */
+static int parse_meta(const mf_instr *in, const char *s, size_t len, uint8_t *out, char *err, size_t errlen)
+{
+    if (len != (size_t)in->n_meta) {
+        snprintf(err, errlen, "field meta: %zu hex digits, expected %d (one per group of %d K positions of %s)", len,
+                 in->n_meta, in->sp_group, in->name);
+        return -1;
+    }
+    for (size_t i = 0; i < len; i++) {
+        int h = hexval((unsigned char)s[i]);
+        if (h < 0) {
+            snprintf(err, errlen, "field meta: '%c' is not a hex digit (group %zu)",
+                     isprint((unsigned char)s[i]) ? s[i] : '?', i);
+            return -1;
+        }
+        if (!mf_sparse_meta_ok(in, (unsigned)h)) {
+            snprintf(err, errlen, "field meta: group %zu: %x is not legal metadata for %s (%s)", i, h, in->name,
+                     in->sp_group == 2 ? "tf32: 4 or e"
+                     : in->sparse == MF_SP_ORDERED ? "two different indices, increasing"
+                                                   : "two different indices");
+            return -1;
+        }
+        out[i] = (uint8_t)h;
+    }
+    return 0;
+}
+
 int mf_vec_parse_case(const mf_instr *in, const char *line, mf_vec_case *out, char *err, size_t errlen)
 {
-    int seen_c = 0, seen_a = 0, seen_b = 0, seen_sa = 0, seen_sb = 0;
+    int seen_c = 0, seen_a = 0, seen_b = 0, seen_sa = 0, seen_sb = 0, seen_meta = 0;
     memset(&out->cs, 0, sizeof out->cs);
     out->has_d = 0;
     out->d = 0;
@@ -120,6 +148,15 @@ int mf_vec_parse_case(const mf_instr *in, const char *line, mf_vec_case *out, ch
             else
                 seen_sb++;
         }
+        else if (KEY("meta")) {
+            /* the one operand key longer than two characters (sparse rows only) */
+            if (!in->sparse) {
+                snprintf(err, errlen, "field meta: %s is not sparse (meta= is for mma.sp rows)", in->name);
+                return -1;
+            }
+            rc = parse_meta(in, val, vlen, out->cs.meta, err, errlen);
+            seen_meta++;
+        }
         else if (klen <= 2) {
             /* keys of one or two characters are the operand namespace */
             snprintf(err, errlen, "unknown key '%.*s' (operand keys are c, a, b, sa, sb, d; free fields have "
@@ -136,6 +173,18 @@ int mf_vec_parse_case(const mf_instr *in, const char *line, mf_vec_case *out, ch
         snprintf(err, errlen, "expected exactly one each of c=, a=, b=%s (and at most one d=)",
                  in->n_scales ? ", sa=, sb=" : "");
         return -1;
+    }
+    if (in->sparse) {
+        const char *why = NULL;
+        if (seen_meta != 1) {
+            snprintf(err, errlen, "expected exactly one meta= (%s is sparse: one hex digit per group of %d)", in->name,
+                     in->sp_group);
+            return -1;
+        }
+        if (mf_sparse_check(in, &out->cs, &why)) {
+            snprintf(err, errlen, "%s", why);
+            return -1;
+        }
     }
     return 0;
 }
@@ -182,6 +231,15 @@ int mf_vec_format_case(const mf_instr *in, const mf_case *cs, const uint64_t *d,
         (put_list(buf, len, &pos, "sa", in->fs, cs->sa, in->n_scales) ||
          put_list(buf, len, &pos, "sb", in->fs, cs->sb, in->n_scales)))
         return -1;
+    if (in->sparse) {
+        if (pos + 6 + (size_t)in->n_meta >= len)
+            return -1;
+        memcpy(buf + pos, " meta=", 6);
+        pos += 6;
+        for (int g = 0; g < in->n_meta; g++)
+            buf[pos++] = "0123456789abcdef"[cs->meta[g] & 15];
+        buf[pos] = 0;
+    }
     if (d && put_list(buf, len, &pos, "d", in->fd, d, 1))
         return -1;
     return (int)pos;

@@ -145,6 +145,10 @@ static PyObject *eval_batch(PyObject *args, int tiles)
         return NULL;
     if (count < 0)
         return PyErr_Format(PyExc_ValueError, "negative count");
+    if (in->sparse)   /* its metadata has no argument here yet */
+        return PyErr_Format(PyExc_NotImplementedError,
+                            "%s: sparse (mma.sp) rows need their metadata, which the batch API does not take yet",
+                            in->name);
     const size_t n = (size_t)count, S = in->n_scales;
     const size_t m = tiles ? in->m : 1, nn = tiles ? in->n : 1, k = in->k;
     const size_t es = S ? mf_tile_elem_bytes(in->fs) : 0;

@@ -51,6 +51,20 @@ def form_ok(variant, text):
     return bool(text) and all(all(mark in t for mark in marks) for t in text)
 
 
+def selector_ok(want, text, kernel):
+    """mma.sp (HMMA.SP): the sparsity selector is the instruction's last
+    immediate (ptxas 13.0: "HMMA.SP.16816.F32 R4, R12, R16, R24, R0, 0x1 ;");
+    the manifest's last column says which ("sel=0xN"), and ",SHFL" where
+    ptxas moves the metadata between threads itself (devices/cuda/layout.h,
+    mf_sass_sp_selector): then the kernel must contain SHFL.IDX."""
+    if not want or want == "-":
+        return True
+    sel, _, shfl = want.partition(",")
+    sel = int(sel.split("=")[1], 16)
+    ok = bool(text) and all(re.search(r",\s*0x%x\s*;" % sel, t) for t in text)
+    return ok and (not shfl or any("SHFL.IDX" in t for t in kernel))
+
+
 def main():
     if len(sys.argv) != 3:
         print(__doc__)
@@ -73,6 +87,7 @@ def main():
         return 1
     ops = {}  # kernel symbol -> set of matrix opcodes
     lines = {}  # kernel symbol -> the matrix instructions' text (operands included)
+    kernel = {}  # kernel symbol -> every instruction's text
     func = None
     for line in out.stdout.splitlines():
         m = re.search(r"Function : (\S+)", line)
@@ -80,7 +95,10 @@ def main():
             func = m.group(1)
             ops.setdefault(func, set())
             lines.setdefault(func, [])
+            kernel.setdefault(func, [])
             continue
+        if func:
+            kernel[func].append(line)
         m = re.search(r"\b((?:HMMA|HGMMA|QGMMA|QMMA|DMMA|IMMA|IGMMA|BMMA|BGMMA)\.[0-9A-Za-z.x]+)", line)
         if m and func:
             ops[func].add(m.group(1))
@@ -89,7 +107,9 @@ def main():
     for row in open(manifest):
         if row.startswith("#") or not row.strip():
             continue
-        sym, instr, variant, target, expect = row.rstrip("\n").split("\t")
+        fields = row.rstrip("\n").split("\t")
+        sym, instr, variant, target, expect = fields[:5]
+        want_sel = fields[5] if len(fields) > 5 else "-"
         checked += 1
         found = ops.get(sym)
         family = expect.split(".")[0]
@@ -101,6 +121,10 @@ def main():
             fails += 1
         elif any(op.split(".")[0] != family for op in found):
             print("FAIL %s (%s %s): other matrix opcodes beside %s: %s" % (instr, variant, target, expect, sorted(found)))
+            fails += 1
+        elif not selector_ok(want_sel, lines.get(sym, []), kernel.get(sym, [])):
+            print("FAIL %s (%s %s): the sparsity selector is not as expected (%s) in the SASS: %s" %
+                  (instr, variant, target, want_sel, lines.get(sym)))
             fails += 1
         elif not form_ok(variant, lines.get(sym, [])):
             print("FAIL %s (%s %s): the operand form is not in the SASS: %s" % (instr, variant, target, lines.get(sym)))

@@ -15,6 +15,15 @@
  *             .vec lines with the device's d.
  *   cases FILE  each case of a .vec file alone on the device: prints it with
  *             the device's d and the model's (for minimized findings).
+ *   sparse    mma.sp rows: the same tiles through every sparsity selector (bitwise
+ *             compared with selector 0) and against the model's hypothesis and
+ *             each alternative of mf_sp_model (metadata order, chunks of
+ *             logical K, the dense model on the logical row), on generated
+ *             tiles and on two directed sets: +Inf in B at one K position of
+ *             every column ("pruned Inf": where a row prunes it, only the
+ *             dense-logical alternative sees 0 * Inf), and rows of 1 and +-1/2
+ *             ulp products ("chunks": one fused sum vs chunked roundings).
+ *             (layout and vs-model run every selector of a sparse row too.)
  *   variants  wgmma only: the same cases through N=8 and N=256, A from shared
  *             memory and from registers; all four outputs compared bit for bit.
  *   forms     wgmma only: the operand-form variants (neg_a, neg_b, neg_ab,
@@ -93,10 +102,107 @@ static uint64_t int_probe_bits(mf_format f, int kk)
     return f == MF_FMT_B1 ? (UINT64_C(1) << (kk + 1)) - 1 : (uint64_t)int_probe_val(f, kk);
 }
 
+/* Sparse rows (mma.sp): one-hot probes through the metadata.  The
+ * metadata of every (tile, row) is drawn (legal nibbles, both index orders
+ * where legal), so each nibble position of the metadata register carries a
+ * different pattern; the expected D follows from the drawn metadata here.
+ *   probe s < K (A probes): row i keeps logical position p = the
+ *     (s / n_meta % per)-th kept position of group (i + s) % n_meta, A[i][p] =
+ *     1, every other a 0; B[kk][j] = (1 + (kk%4)/4) * 2^(kk/4)  =>  D[i][j] =
+ *     B[p][j] for every j: the packed slot, the metadata nibble's place in
+ *     its thread's register and the B row all have to be right;
+ *   probe K + s (B probes): B[(j+s)%K][j] = 1; A[i][q] = (1 + (q%4)/4) *
+ *     2^(q/4) at every kept q  =>  D[i][j] = A[i][(j+s)%K] if row i keeps
+ *     it, else +0;
+ *   probe 2K (C probe): A = B = 0, C distinct  =>  D = C. */
+static int layout_sp_one(mf_device *dev, const mf_instr *in, const char *variant)
+{
+    int m, n, k;
+    char err[512];
+    mf_device_tile_shape(dev, in, variant, &m, &n, &k);
+    const int nm = in->n_meta, G = in->sp_group, per = G == 2 ? 1 : 2;
+    int nt = 2 * k + 1;
+    size_t ea = mf_abi_elem_bytes(in->fa), eb = mf_abi_elem_bytes(in->fb), ec = mf_abi_elem_bytes(in->fc),
+           ed = mf_abi_elem_bytes(in->fd);
+    unsigned char *A = calloc((size_t)nt * m * k, ea), *B = calloc((size_t)nt * n * k, eb),
+                  *C = calloc((size_t)nt * m * n, ec), *D = calloc((size_t)nt * m * n, ed),
+                  *SA = calloc((size_t)nt * m * nm, 1);
+    uint64_t *X = calloc((size_t)nt * m * n, sizeof *X);
+    gen_rng r = rng_derive(7, rng_hash_str(in->name), 0);
+    for (int t = 0; t < nt; t++) {
+        for (int i = 0; i < m; i++) {
+            mf_case cs;
+            for (int g = 0; g < nm; g++)
+                cs.meta[g] = SA[((size_t)t * m + i) * nm + g] = (uint8_t)gen_sparse_nibble(in, &r);
+            int s = t % k, pos[2];
+            if (t < k) {   /* A probe */
+                int g = (i + s) % nm, slot = (s / nm) % per;
+                mf_sparse_group_kept(in, g, cs.meta[g], pos);
+                int p = pos[slot];
+                mf_abi_set(in->fa, A, ((size_t)t * m + i) * k + p, probe_bits(in->fa, 0, 0));
+                for (int j = 0; j < n; j++)
+                    X[((size_t)t * m + i) * n + j] = probe_bits(in->fd, p % 4, p / 4);
+            } else if (t < 2 * k) {   /* B probe */
+                for (int q = 0; q < k; q++)
+                    if (mf_sparse_is_kept(in, &cs, q))
+                        mf_abi_set(in->fa, A, ((size_t)t * m + i) * k + q, probe_bits(in->fa, q % 4, q / 4));
+                for (int j = 0; j < n; j++) {
+                    int kj = (j + s) % k;
+                    X[((size_t)t * m + i) * n + j] = mf_sparse_is_kept(in, &cs, kj) ? probe_bits(in->fd, kj % 4, kj / 4) : 0;
+                }
+            }
+        }
+        for (int j = 0; j < n && t < 2 * k; j++)
+            for (int kk = 0; kk < k; kk++)
+                mf_abi_set(in->fb, B, ((size_t)t * n + j) * k + kk,
+                           t < k ? probe_bits(in->fb, kk % 4, kk / 4)
+                                 : kk == (j + t % k) % k ? probe_bits(in->fb, 0, 0) : 0);
+    }
+    size_t tc = (size_t)2 * k;
+    for (int idx = 0; idx < m * n; idx++) {
+        uint64_t c = in->fc == MF_FMT_F16 ? 0x0400u + (uint64_t)idx : 0x3F800000u + ((uint64_t)idx << 10);
+        mf_abi_set(in->fc, C, tc * m * n + idx, c);
+        X[tc * m * n + idx] = c;
+    }
+    int bad = 0;
+    memset(D, 0xA5, (size_t)nt * m * n * ed);
+    if (mf_device_run_tiles(dev, in, variant, (size_t)nt, A, B, C, SA, NULL, D, err, sizeof err)) {
+        printf("FAIL %s [%s]: %s\n", in->name, variant ? variant : "", err);
+        bad = 1;
+    } else {
+        for (int t = 0; t < nt && bad < 5; t++)
+            for (int i = 0; i < m && bad < 5; i++)
+                for (int j = 0; j < n && bad < 5; j++) {
+                    uint64_t got = mf_abi_get(in->fd, D, ((size_t)t * m + i) * n + j), x = X[((size_t)t * m + i) * n + j];
+                    if (got != x) {
+                        printf("FAIL %s [%s]: %s probe %d: D[%d][%d] = %llx, expected %llx (row meta ", in->name,
+                               variant && *variant ? variant : "default", t < k ? "A" : t < 2 * k ? "B" : "C", t % k, i,
+                               j, (unsigned long long)got, (unsigned long long)x);
+                        for (int g = 0; g < nm; g++)
+                            printf("%x", SA[((size_t)t * m + i) * nm + g]);
+                        printf(")\n");
+                        bad++;
+                    }
+                }
+    }
+    if (!bad)
+        printf("ok   %-48s %-11s %d probes, %d outputs each\n", in->name, variant && *variant ? variant : "default",
+               nt, m * n);
+    free(A);
+    free(B);
+    free(C);
+    free(D);
+    free(SA);
+    free(X);
+    return bad != 0;
+}
+
 static int layout_one(mf_device *dev, const mf_instr *in, const char *variant)
 {
     int m, n, k;
     char err[512];
+    if (in->sparse)
+        return layout_sp_one(dev, in, variant);
     mf_device_tile_shape(dev, in, variant, &m, &n, &k);
     int nt = 2 * k + 1;
     size_t ea = mf_abi_elem_bytes(in->fa), eb = mf_abi_elem_bytes(in->fb), ec = mf_abi_elem_bytes(in->fc),
@@ -201,7 +307,7 @@ static int layout_one(mf_device *dev, const mf_instr *in, const char *variant)
 typedef struct job {
     const mf_instr *in;
     int m, n, k;
-    const void *A, *B, *C, *D;
+    const void *A, *B, *C, *D, *SA;
     size_t t0, t1;
     long long mismatches;
     int nsamples;
@@ -214,7 +320,7 @@ typedef struct genjob {
     int m, n, k;
     uint64_t seed, first;
     size_t t0, t1;
-    unsigned char *A, *B, *C;
+    unsigned char *A, *B, *C, *SA;   /* SA: a sparse row's metadata (else NULL) */
 } genjob;
 
 static void *gen_range(void *arg)
@@ -225,7 +331,8 @@ static void *gen_range(void *arg)
     gen_fill_tiles(in, g->m, g->n, g->k, g->seed, g->first + g->t0, n,
                      g->A + g->t0 * g->m * g->k * mf_abi_elem_bytes(in->fa),
                      g->B + g->t0 * g->n * g->k * mf_abi_elem_bytes(in->fb),
-                     g->C + g->t0 * g->m * g->n * mf_abi_elem_bytes(in->fc), NULL, NULL);
+                     g->C + g->t0 * g->m * g->n * mf_abi_elem_bytes(in->fc),
+                     g->SA ? g->SA + g->t0 * g->m * in->n_meta : NULL, NULL);
     return NULL;
 }
 
@@ -236,7 +343,7 @@ static void *eval_range(void *arg)
     for (size_t t = j->t0; t < j->t1; t++)
         for (int i = 0; i < j->m; i++)
             for (int jj = 0; jj < j->n; jj++) {
-                mf_tile_get_case(j->in, j->m, j->n, j->k, j->A, j->B, j->C, NULL, NULL, t, i, jj, &cs);
+                mf_tile_get_case(j->in, j->m, j->n, j->k, j->A, j->B, j->C, j->SA, NULL, t, i, jj, &cs);
                 uint64_t d = mf_abi_get(j->in->fd, j->D, (t * j->m + (size_t)i) * j->n + (size_t)jj);
                 if (!mf_output_equal(j->in, mf_eval(j->in, &cs), d)) {
                     if (j->nsamples < 4) {
@@ -249,12 +356,12 @@ static void *eval_range(void *arg)
     return NULL;
 }
 
-static int vs_model_one(mf_device *dev, const mf_instr *in, const opts *o, FILE *mis, double deadline,
-                        long long *tiles_out)
+static int vs_model_one(mf_device *dev, const mf_instr *in, const char *variant, const opts *o, FILE *mis,
+                        double deadline, long long *tiles_out)
 {
     int m, n, k;
     char err[512];
-    mf_device_tile_shape(dev, in, NULL, &m, &n, &k);
+    mf_device_tile_shape(dev, in, variant, &m, &n, &k);
     size_t batch = (size_t)(1 << 21) / ((size_t)m * n); /* ~2M outputs per batch */
     if (batch > (size_t)o->runs)
         batch = (size_t)o->runs;
@@ -262,6 +369,7 @@ static int vs_model_one(mf_device *dev, const mf_instr *in, const opts *o, FILE 
            ed = mf_abi_elem_bytes(in->fd);
     unsigned char *A = malloc(batch * m * k * ea), *B = malloc(batch * n * k * eb), *C = malloc(batch * m * n * ec),
                   *D = malloc(batch * m * n * ed);
+    unsigned char *SA = in->sparse ? malloc(batch * m * in->n_meta) : NULL;
     int T = (int)o->threads;
     job *jobs = calloc((size_t)T, sizeof *jobs);
     pthread_t *th = calloc((size_t)T, sizeof *th);
@@ -275,21 +383,21 @@ static int vs_model_one(mf_device *dev, const mf_instr *in, const opts *o, FILE 
         double t0 = now();
         genjob *gj = calloc((size_t)T, sizeof *gj);
         for (int w = 0; w < T; w++) {
-            gj[w] = (genjob){in, m, n, k, (uint64_t)o->seed, (uint64_t)done, nt * w / T, nt * (w + 1) / T, A, B, C};
+            gj[w] = (genjob){in, m, n, k, (uint64_t)o->seed, (uint64_t)done, nt * w / T, nt * (w + 1) / T, A, B, C, SA};
             pthread_create(&th[w], NULL, gen_range, &gj[w]);
         }
         for (int w = 0; w < T; w++)
             pthread_join(th[w], NULL);
         free(gj);
         double t1 = now();
-        if (mf_device_run_tiles(dev, in, NULL, nt, A, B, C, NULL, NULL, D, err, sizeof err)) {
+        if (mf_device_run_tiles(dev, in, variant, nt, A, B, C, SA, NULL, D, err, sizeof err)) {
             printf("FAIL %s: %s\n", in->name, err);
             rc = 1;
             break;
         }
         double t2 = now();
         for (int w = 0; w < T; w++) {
-            jobs[w] = (job){in, m, n, k, A, B, C, D, nt * w / T, nt * (w + 1) / T, 0, 0, {{0}}, {0}};
+            jobs[w] = (job){in, m, n, k, A, B, C, D, SA, nt * w / T, nt * (w + 1) / T, 0, 0, {{0}}, {0}};
             pthread_create(&th[w], NULL, eval_range, &jobs[w]);
         }
         for (int w = 0; w < T; w++) {
@@ -299,7 +407,8 @@ static int vs_model_one(mf_device *dev, const mf_instr *in, const opts *o, FILE 
                 char line[16384], hex[24];
                 mf_vec_format_value(in->fd, mf_eval(in, &jobs[w].samples[s]), hex, sizeof hex);
                 mf_vec_format_case(in, &jobs[w].samples[s], &jobs[w].sample_d[s], line, sizeof line);
-                fprintf(mis, "instr %s\n# model d=%s (seed %lld)\n%s\n", in->name, hex, o->seed, line);
+                fprintf(mis, "instr %s\n# model d=%s (seed %lld%s%s)\n%s\n", in->name, hex, o->seed,
+                        variant && *variant ? ", variant " : "", variant ? variant : "", line);
             }
         }
         t_gen += t1 - t0;
@@ -308,15 +417,16 @@ static int vs_model_one(mf_device *dev, const mf_instr *in, const opts *o, FILE 
         done += (long long)nt;
     }
     long long cases = done * m * n;
-    printf("%s %-48s tiles=%-9lld cases=%-11lld mismatches=%-8lld gen %.1fs device %.2fs model %.1fs (%.3g cases/s)\n",
-           mism || rc ? "FAIL" : "ok  ", in->name, done, cases, mism, t_gen, t_dev, t_model,
-           t_model > 0 ? (double)cases / t_model : 0.0);
+    printf("%s %-48s %-5s tiles=%-9lld cases=%-11lld mismatches=%-8lld gen %.1fs device %.2fs model %.1fs (%.3g cases/s)\n",
+           mism || rc ? "FAIL" : "ok  ", in->name, variant && *variant ? variant : "-", done, cases, mism, t_gen, t_dev,
+           t_model, t_model > 0 ? (double)cases / t_model : 0.0);
     fflush(stdout);
     *tiles_out = done;
     free(A);
     free(B);
     free(C);
     free(D);
+    free(SA);
     free(jobs);
     free(th);
     return rc || mism;
@@ -482,6 +592,142 @@ static int forms_one(mf_device *dev, const mf_instr *in, const opts *o)
     return bad;
 }
 
+/* ------------------------------------------------------------------ sparse */
+
+/* The model rows of the sparse questions: the table's hypothesis and each
+ * alternative (mmafuzz_model.h, mf_sp_model). */
+static const char *const sp_model_names[MF_SPM_COUNT] = {"kept, K order (hypothesis)", "(a) metadata order",
+                                                          "(b) chunks of logical K", "(c) dense on the logical row"};
+
+/* Tiles T of `in` (A, B, C, SA) through every selector; mismatches against
+ * each model row; bitwise differences from selector 0. */
+static int sparse_pass(mf_device *dev, const mf_instr *in, const char *what, size_t T, const unsigned char *A,
+                       const unsigned char *B, const unsigned char *C, const unsigned char *SA, FILE *mis)
+{
+    const int M = in->m, N = in->n, K = in->k;
+    char err[512];
+    size_t ed = mf_abi_elem_bytes(in->fd);
+    unsigned char *D0 = malloc(T * M * N * ed), *D = malloc(T * M * N * ed);
+    mf_device_form form;
+    mf_device_form_of(in, &form);
+    int bad = 0;
+    mf_instr rows[MF_SPM_COUNT];
+    for (int v = 0; v < MF_SPM_COUNT; v++) {
+        rows[v] = *in;
+        rows[v].sp_model = (uint8_t)v;
+    }
+    for (int sv = 0; form.variants[sv]; sv++) {
+        const char *vn = form.variants[sv];
+        if (!mf_device_supports(dev, in, vn))
+            continue;
+        unsigned char *out = sv ? D : D0;
+        if (mf_device_run_tiles(dev, in, vn, T, A, B, C, SA, NULL, out, err, sizeof err)) {
+            printf("FAIL %s [%s]: %s\n", in->name, vn, err);
+            bad++;
+            continue;
+        }
+        long long diff = 0, model[MF_SPM_COUNT] = {0};
+        int logged = 0;
+        mf_case cs;
+        for (size_t t = 0; t < T; t++)
+            for (int i = 0; i < M; i++)
+                for (int j = 0; j < N; j++) {
+                    size_t e = (t * M + i) * N + j;
+                    uint64_t d = mf_abi_get(in->fd, out, e);
+                    if (sv) {
+                        diff += d != mf_abi_get(in->fd, D0, e);
+                        continue;
+                    }
+                    mf_tile_get_case(in, M, N, K, A, B, C, SA, NULL, t, i, j, &cs);
+                    for (int v = 0; v < MF_SPM_COUNT; v++) {
+                        int agree = mf_output_equal(in, mf_eval(&rows[v], &cs), d);
+                        model[v] += !agree;
+                        if (!agree && v == 0 && mis && logged < 4) {
+                            char line[16384];
+                            mf_vec_format_case(in, &cs, &d, line, sizeof line);
+                            fprintf(mis, "instr %s\n# sparse %s: device d, the hypothesis disagrees\n%s\n", in->name,
+                                    what, line);
+                            logged++;
+                        }
+                    }
+                }
+        if (sv) {
+            printf("%s %-52s %-9s %-6s %zu tiles: bitwise differences from selector 0: %lld\n", diff ? "FAIL" : "ok  ",
+                   in->name, what, vn, T, diff);
+            bad += diff != 0;
+        } else {
+            printf("%s %-52s %-9s %-6s %zu tiles (%zu cases): mismatches", model[0] ? "FAIL" : "ok  ", in->name, what,
+                   "sel0", T, T * M * N);
+            for (int v = 0; v < MF_SPM_COUNT; v++)
+                printf("%s %s %lld", v ? "," : "", sp_model_names[v], model[v]);
+            printf("\n");
+            bad += model[0] != 0;
+        }
+    }
+    free(D0);
+    free(D);
+    return bad;
+}
+
+/* The sparse questions on row `in` (mode "sparse", usage above). */
+static int sparse_one(mf_device *dev, const mf_instr *in, const opts *o, FILE *mis)
+{
+    const int M = in->m, N = in->n, K = in->k;
+    size_t T = (size_t)o->runs;
+    size_t ea = mf_abi_elem_bytes(in->fa), eb = mf_abi_elem_bytes(in->fb), ec = mf_abi_elem_bytes(in->fc);
+    unsigned char *A = malloc(T * M * K * ea), *B = malloc(T * N * K * eb), *C = malloc(T * M * N * ec),
+                  *SA = malloc(T * M * in->n_meta);
+    int bad = 0;
+    gen_fill_tiles(in, M, N, K, (uint64_t)o->seed, 0, T, A, B, C, SA, NULL);
+    bad += sparse_pass(dev, in, "generated", T, A, B, C, SA, mis);
+    /* pruned Inf: +Inf in B at one K position per tile (every column) */
+    gen_rng r = rng_derive((uint64_t)o->seed, rng_hash_str(in->name), 99);
+    const uint64_t inf = in->fb == MF_FMT_F16 ? 0x7c00 : in->fb == MF_FMT_BF16 ? 0x7f80 : 0x7f800000;
+    for (size_t t = 0; t < T; t++) {
+        int kk = (int)rng_below(&r, (uint32_t)K);
+        for (int j = 0; j < N; j++)
+            mf_abi_set(in->fb, B, (t * N + j) * K + kk, inf);
+    }
+    bad += sparse_pass(dev, in, "prunedinf", T, A, B, C, SA, mis);
+    /* chunks: B = 1, c = +0, each row's first kept a = 1 and its other kept a
+     * drawn from {0, +h, -h}, h = half an ulp of 1 in D (2^-24 for f32, 2^-11
+     * for f16): one fused sum keeps every h, chunked sums round between */
+    const int eh = in->fd == MF_FMT_F16 ? -11 : -24;
+    const mf_format_info *fai = mf_format_get(in->fa);
+    const int fbits = in->fa == MF_FMT_TF32 ? 23 : fai->frac_bits;
+    const uint64_t one_a = probe_bits(in->fa, 0, 0),
+                   h = eh + fai->bias >= 1 ? (uint64_t)(eh + fai->bias) << fbits   /* 2^eh, normal or subnormal */
+                                           : UINT64_C(1) << (fbits + eh + fai->bias - 1),
+                   hneg = h | (UINT64_C(1) << (mf_format_get(in->fa)->bits - 1));
+    memset(C, 0, T * M * N * ec);
+    for (size_t t = 0; t < T; t++) {
+        for (int j = 0; j < N; j++)
+            for (int kk = 0; kk < K; kk++)
+                mf_abi_set(in->fb, B, (t * N + j) * K + kk, probe_bits(in->fb, 0, 0));
+        for (int i = 0; i < M; i++) {
+            mf_case cs;
+            for (int g = 0; g < in->n_meta; g++)
+                cs.meta[g] = SA[(t * M + i) * in->n_meta + g];
+            int first = 1;
+            for (int kk = 0; kk < K; kk++) {
+                uint64_t v = 0;
+                if (mf_sparse_is_kept(in, &cs, kk)) {
+                    uint32_t x = rng_below(&r, 4);
+                    v = first ? one_a : x == 0 ? 0 : x == 3 ? hneg : h;
+                    first = 0;
+                }
+                mf_abi_set(in->fa, A, (t * M + i) * K + kk, v);
+            }
+        }
+    }
+    bad += sparse_pass(dev, in, "chunks", T, A, B, C, SA, mis);
+    free(A);
+    free(B);
+    free(C);
+    free(SA);
+    return bad;
+}
+
 /* ------------------------------------------------------------------ cases */
 
 /* Run each case of a .vec file on the device, alone at (0,0) of a zero tile,
@@ -505,13 +751,18 @@ static int cases_file(mf_device *dev, const char *path)
             continue;
         }
         unsigned char *A = calloc((size_t)m * k, 8), *B = calloc((size_t)n * k, 8), *C = calloc((size_t)m * n, 8),
-                      *D = calloc((size_t)m * n, 8);
+                      *D = calloc((size_t)m * n, 8), *SA = NULL;
         for (int kk = 0; kk < k; kk++) {
             mf_abi_set(in->fa, A, (size_t)kk, vc.cs.a[kk]);
             mf_abi_set(in->fb, B, (size_t)kk, vc.cs.b[kk]);
         }
         mf_abi_set(in->fc, C, 0, vc.cs.c);
-        if (mf_device_run_tiles(dev, in, NULL, 1, A, B, C, NULL, NULL, D, err, sizeof err)) {
+        if (in->sparse) {   /* row 0 the case's metadata; the zero rows keep (0, 1) (tf32 0x4) */
+            SA = malloc((size_t)m * in->n_meta);
+            memset(SA, 0x4, (size_t)m * in->n_meta);
+            memcpy(SA, vc.cs.meta, in->n_meta);
+        }
+        if (mf_device_run_tiles(dev, in, NULL, 1, A, B, C, SA, NULL, D, err, sizeof err)) {
             printf("FAIL %s\n", err);
             bad = 1;
         } else {
@@ -522,8 +773,31 @@ static int cases_file(mf_device *dev, const char *path)
             if (in != last)
                 printf("instr %s\n", in->name);
             last = in;
-            printf("# model d=%s%s\n%s\n", hex, mf_output_equal(in, md, d) ? " (agrees)" : " (DIFFERS)", line);
+            printf("# model d=%s%s\n", hex, mf_output_equal(in, md, d) ? " (agrees)" : " (DIFFERS)");
+            if (in->sparse) {   /* the alternatives of the variant catalogue, and every selector */
+                printf("# alternatives:");
+                for (int v = 1; v < MF_SPM_COUNT; v++) {
+                    mf_instr alt = *in;
+                    alt.sp_model = (uint8_t)v;
+                    mf_vec_format_value(in->fd, mf_eval(&alt, &vc.cs), hex, sizeof hex);
+                    printf("%s %s d=%s", v > 1 ? "," : "", sp_model_names[v], hex);
+                }
+                mf_device_form form;
+                mf_device_form_of(in, &form);
+                printf("; selectors:");
+                for (int sv = 0; form.variants[sv]; sv++) {
+                    unsigned char *Dv = calloc((size_t)m * n, 8);
+                    if (!mf_device_run_tiles(dev, in, form.variants[sv], 1, A, B, C, SA, NULL, Dv, err, sizeof err)) {
+                        mf_vec_format_value(in->fd, mf_abi_get(in->fd, Dv, 0), hex, sizeof hex);
+                        printf(" %d:%s", sv, hex);
+                    }
+                    free(Dv);
+                }
+                printf("\n");
+            }
+            printf("%s\n", line);
         }
+        free(SA);
         free(A);
         free(B);
         free(C);
@@ -576,8 +850,8 @@ int main(int argc, char **argv)
         i++;
     }
     if (strcmp(mode, "layout") && strcmp(mode, "vs-model") && strcmp(mode, "variants") && strcmp(mode, "forms") &&
-        !cases_path) {
-        fprintf(stderr, "usage: test_gpu layout|vs-model|variants|forms|cases FILE [--device SPEC] [--instr PATTERN] [-runs N]\n"
+        strcmp(mode, "sparse") && !cases_path) {
+        fprintf(stderr, "usage: test_gpu layout|vs-model|variants|forms|sparse|cases FILE [--device SPEC] [--instr PATTERN] [-runs N]\n"
                         "       [-seed S] [-threads T] [-max_total_time SEC] [--mismatches FILE]\n");
         return 2;
     }
@@ -586,7 +860,7 @@ int main(int argc, char **argv)
         o.threads = nc > 0 ? nc : 1;
     }
     if (o.runs <= 0)
-        o.runs = !strcmp(mode, "variants") ? 16 : !strcmp(mode, "forms") ? 256 : 512;
+        o.runs = !strcmp(mode, "variants") ? 16 : !strcmp(mode, "forms") || !strcmp(mode, "sparse") ? 256 : 512;
     const char *req = getenv("MMAFUZZ_REQUIRE_GPU");
     int require = req && !strcmp(req, "1");
     mf_device *dev;
@@ -615,9 +889,13 @@ int main(int argc, char **argv)
         if (!matches(o.pattern, in->name) || !mf_device_supports(dev, in, NULL))
             continue;
         mf_ptx_kind kind = mf_ptx_kind_of(in, NULL);
+        mf_device_form form;
+        mf_device_form_of(in, &form);
         if (!strcmp(mode, "layout")) {
-            for (int v = 0; kind == MF_PTX_WGMMA ? mf_wgmma_variants[v] != NULL : v == 0; v++) {
-                const char *vn = kind == MF_PTX_WGMMA ? mf_wgmma_variants[v] : NULL;
+            /* wgmma: N and where A comes from; mma.sp: every sparsity selector */
+            const char *const *vl = kind == MF_PTX_WGMMA || kind == MF_PTX_MMA_SP ? form.variants : NULL;
+            for (int v = 0; vl ? vl[v] != NULL : v == 0; v++) {
+                const char *vn = vl ? vl[v] : NULL;
                 if (mf_device_supports(dev, in, vn)) {
                     failed += layout_one(dev, in, vn);
                     ran++;
@@ -632,10 +910,21 @@ int main(int argc, char **argv)
                 }
             }
         } else if (!strcmp(mode, "vs-model")) {
-            long long t = 0;
-            failed += vs_model_one(dev, in, &o, mis, deadline, &t);
-            total_tiles += t;
-            ran++;
+            /* a sparse row through every selector (the same tiles each) */
+            for (int v = 0; in->sparse ? form.variants[v] != NULL : v == 0; v++) {
+                const char *vn = in->sparse ? form.variants[v] : NULL;
+                long long t = 0;
+                if (!mf_device_supports(dev, in, vn))
+                    continue;
+                failed += vs_model_one(dev, in, vn, &o, mis, deadline, &t);
+                total_tiles += t;
+                ran++;
+            }
+        } else if (!strcmp(mode, "sparse")) {
+            if (in->sparse) {
+                failed += sparse_one(dev, in, &o, mis);
+                ran++;
+            }
         } else if (kind == MF_PTX_WGMMA && !strcmp(mode, "forms")) {
             failed += forms_one(dev, in, &o);
             ran++;

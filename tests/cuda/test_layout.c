@@ -208,6 +208,124 @@ static void check_smem(int rows, int kbytes)
     free(hit);
 }
 
+/* Sparse mma (PTX ISA "Matrix fragments for sparse mma.m16n8k16 / k32 with
+ * .f16/.bf16" and "mma.m16n8k8 / k16 with .tf32"), from the text: the packed
+ * A (M x K/2) and B (K x 8) of thread (g, t), element i. */
+static void ptx_sp_a(const mf_instr *in, int lane, int i, int *row, int *col)
+{
+    int g = lane >> 2, t = lane & 3;
+    if (in->fa == MF_FMT_TF32 && in->k == 8) {        /* a0, a1: rows g, g+8; col t */
+        *row = g + 8 * i;
+        *col = t;
+    } else if (in->fa == MF_FMT_TF32) {               /* k16: row g (a0, a2), g+8 (a1, a3); col t, t+4 */
+        *row = g + 8 * (i & 1);
+        *col = t + 4 * (i >> 1);
+    } else if (in->k == 16) {                          /* f16 k16: row g (a0, a1), g+8; col 2t + (i&1) */
+        *row = i < 2 ? g : g + 8;
+        *col = 2 * t + (i & 1);
+    } else {                                           /* f16 k32: row g for i in {0,1,4,5}; col +8 for i >= 4 */
+        *row = (i == 0 || i == 1 || i == 4 || i == 5) ? g : g + 8;
+        *col = 2 * t + (i & 1) + (i >= 4 ? 8 : 0);
+    }
+}
+
+static void ptx_sp_b(const mf_instr *in, int lane, int i, int *row, int *col)
+{
+    int g = lane >> 2, t = lane & 3;
+    *col = g;
+    if (in->fb == MF_FMT_TF32)
+        *row = t + 4 * i;                              /* b0.. : rows t, t+4, t+8, t+12 */
+    else
+        *row = 2 * t + (i & 1) + 8 * (i >> 1);         /* b0..: rows 2t + (i&1), +8 per register */
+}
+
+/* The metadata register (PTX ISA "Sparse matrix storage" figures; for
+ * m16n8k32 the "threads T0/T1 for selector 0" of the metadata figure):
+ * the thread of quad g holding nibble grp of row r, and the bit. */
+static void ptx_sp_meta(int n_meta, int sel, int r, int grp, int *lane, int *bit)
+{
+    int g = r % 8;
+    if (n_meta == 4)   /* one thread per quad: tig = selector */
+        *lane = 4 * g + sel;
+    else               /* two: tig = 2*selector (groups 0-3), 2*selector + 1 (groups 4-7) */
+        *lane = 4 * g + 2 * sel + (grp >= 4);
+    *bit = (r < 8 ? 0 : 16) + 4 * (grp % 4);
+}
+
+static int check_sparse(const mf_instr *in)
+{
+    int checked = 0;
+    for (int sel = 0; sel < 4; sel++) {
+        const char *vn = sel ? mf_sp_variants[sel - 1] : "";
+        mf_variant var;
+        mf_wrap_shape s;
+        int legal = sel < (in->n_meta == 4 ? 4 : 2);   /* PTX: 0..3 or 0..1 */
+        int ok = !mf_variant_parse(in, vn, &var) && !mf_wrap_shape_of(in, &var, &s);
+        EXPECT(ok == legal, "%s: selector %d %s", in->name, sel, ok ? "accepted" : "refused");
+        if (!ok)
+            continue;
+        EXPECT(s.sel == sel && s.n_meta == in->k / (in->fa == MF_FMT_TF32 ? 2 : 4), "%s [%s]: sel %d n_meta %d",
+               in->name, vn, s.sel, s.n_meta);
+        /* A packed, B, C/D: bijections that agree with the formulas above */
+        int ka = in->k / 2, hitA[16 * 32] = {0}, hitB[32 * 8] = {0};
+        for (int lane = 0; lane < 32; lane++) {
+            for (int e = 0; e < (1 << s.a.nbits); e++) {
+                int r, c, er, ec;
+                mf_frag_pos(&s.a, 0, lane, e, &r, &c);
+                ptx_sp_a(in, lane, e, &er, &ec);
+                EXPECT(r == er && c == ec, "%s A: lane %d elem %d at (%d,%d), PTX (%d,%d)", in->name, lane, e, r, c, er, ec);
+                if (r >= 0 && r < 16 && c >= 0 && c < ka)
+                    hitA[r * ka + c]++;
+            }
+            for (int e = 0; e < (1 << s.b.nbits); e++) {
+                int r, c, er, ec;
+                mf_frag_pos(&s.b, 0, lane, e, &r, &c);
+                ptx_sp_b(in, lane, e, &er, &ec);
+                EXPECT(r == er && c == ec, "%s B: lane %d elem %d at (%d,%d), PTX (%d,%d)", in->name, lane, e, r, c, er, ec);
+                if (r >= 0 && r < in->k && c >= 0 && c < 8)
+                    hitB[r * 8 + c]++;
+            }
+        }
+        for (int q = 0; q < 16 * ka; q++)
+            EXPECT(hitA[q] == 1, "%s packed A (%d,%d) hit %d times", in->name, q / ka, q % ka, hitA[q]);
+        for (int q = 0; q < in->k * 8; q++)
+            EXPECT(hitB[q] == 1, "%s B (%d,%d) hit %d times", in->name, q / 8, q % 8, hitB[q]);
+        check_layout("C/D", in, vn, &s.cd, 32, in->m, in->n, 2);
+        /* metadata: (row, group) -> (lane, bit) as the PTX figures place it,
+         * and a bijection onto the 8 nibbles of each thread the selector names */
+        int hitM[32 * 8] = {0};
+        for (int r = 0; r < 16; r++)
+            for (int grp = 0; grp < s.n_meta; grp++) {
+                int l, b, el, eb;
+                mf_sp_meta_pos(s.n_meta, sel, r, grp, &l, &b);
+                ptx_sp_meta(s.n_meta, sel, r, grp, &el, &eb);
+                EXPECT(l == el && b == eb, "%s meta [%s] row %d group %d: lane %d bit %d, PTX lane %d bit %d", in->name,
+                       vn, r, grp, l, b, el, eb);
+                if (l >= 0 && l < 32 && b >= 0 && b < 32 && b % 4 == 0)
+                    hitM[l * 8 + b / 4]++;
+            }
+        int per = s.n_meta / 4;
+        for (int l = 0; l < 32; l++)
+            for (int nib = 0; nib < 8; nib++) {
+                int t = l & 3, selected = t >= sel * per && t < sel * per + per;
+                EXPECT(hitM[l * 8 + nib] == selected, "%s meta [%s]: lane %d nibble %d hit %d times", in->name, vn, l,
+                       nib, hitM[l * 8 + nib]);
+            }
+        char buf[160], sass[96];
+        EXPECT(!mf_ptx_text(in, &var, buf, sizeof buf) && !mf_sass_expect(in, &var, sass, sizeof sass),
+               "%s: no PTX text", in->name);
+        checked++;
+    }
+    /* packed -> logical columns (PTX: packed element i of a group is the one
+     * its i-th index names): 2:4 nibble 0x2 = (2, 0), 0xd = (1, 3); tf32 0xe */
+    static const unsigned char m24[2] = {0x2, 0xd}, mtf[2] = {0x4, 0xe};
+    EXPECT(mf_sp_logical_col(4, m24, 0) == 2 && mf_sp_logical_col(4, m24, 1) == 0 && mf_sp_logical_col(4, m24, 2) == 5 &&
+               mf_sp_logical_col(4, m24, 3) == 7,
+           "packed -> logical columns, 2:4");
+    EXPECT(mf_sp_logical_col(2, mtf, 0) == 0 && mf_sp_logical_col(2, mtf, 1) == 3, "packed -> logical columns, tf32");
+    return checked;
+}
+
 int main(void)
 {
     int rows_checked = 0;
@@ -216,6 +334,10 @@ int main(void)
         mf_ptx_kind kind = mf_ptx_kind_of(in, NULL);
         if (kind == MF_PTX_NONE)
             continue;
+        if (kind == MF_PTX_MMA_SP) {
+            rows_checked += check_sparse(in);
+            continue;
+        }
         for (int v = 0; kind == MF_PTX_WGMMA ? mf_wgmma_variants[v] != NULL : v == 0; v++) {
             const char *vn = kind == MF_PTX_WGMMA ? mf_wgmma_variants[v] : "";
             mf_variant var;
@@ -325,6 +447,56 @@ int main(void)
                "%s: PTX text '%s', expected '%s'", ints[q].row, buf, ints[q].ptx);
         EXPECT(!mf_sass_expect(ri, &v, sass, sizeof sass) && !strcmp(sass, ints[q].sass), "%s: SASS '%s', expected '%s'",
                ints[q].row, sass, ints[q].sass);
+    }
+    /* sparse rows: PTX text from the PTX ISA syntax, SASS as ptxas 13.0
+     * writes it for sm_80 and sm_90a (cuobjdump --dump-sass of a test kernel) */
+    static const struct {
+        const char *row, *variant, *ptx, *sass;
+    } sps[] = {
+        {"hopper/mma.sp.m16n8k16.f32.f16.f16.f32", "sel3", "mma.sp.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32",
+         "HMMA.SP.16816.F32"},
+        {"hopper/mma.sp::ordered_metadata.m16n8k32.f32.bf16.bf16.f32", "sel1",
+         "mma.sp::ordered_metadata.sync.aligned.m16n8k32.row.col.f32.bf16.bf16.f32", "HMMA.SP.16832.F32.BF16"},
+        {"hopper/mma.sp.m16n8k8.f32.tf32.tf32.f32", "", "mma.sp.sync.aligned.m16n8k8.row.col.f32.tf32.tf32.f32",
+         "HMMA.SP.1688.F32.TF32"},
+        {"hopper/mma.sp.m16n8k32.f16.f16.f16.f16", "", "mma.sp.sync.aligned.m16n8k32.row.col.f16.f16.f16.f16",
+         "HMMA.SP.16832.F16"},
+    };
+    for (size_t q = 0; q < sizeof sps / sizeof sps[0]; q++) {
+        const mf_instr *ri = mf_instr_find(sps[q].row);
+        char sass[96];
+        EXPECT(ri && !mf_variant_parse(ri, sps[q].variant, &v) && !mf_ptx_text(ri, &v, buf, sizeof buf) &&
+                   !strcmp(buf, sps[q].ptx),
+               "%s: PTX text '%s', expected '%s'", sps[q].row, buf, sps[q].ptx);
+        EXPECT(ri && !mf_sass_expect(ri, &v, sass, sizeof sass) && !strcmp(sass, sps[q].sass),
+               "%s: SASS '%s', expected '%s'", sps[q].row, sass, sps[q].sass);
+    }
+    /* the selector the SASS shows (cuobjdump of ptxas 13.0 output): the
+     * variant's, except plain .sp f16 on sm_100a/sm_120a (metadata moved by
+     * SHFL, selector 0) */
+    static const struct {
+        const char *row, *variant, *sel;
+    } sels[] = {
+        {"hopper/mma.sp.m16n8k16.f32.f16.f16.f32", "sel3", "sel=0x3"},
+        {"ampere/mma.sp.m16n8k32.f16.f16.f16.f16", "sel1", "sel=0x1"},
+        {"blackwell/mma.sp.m16n8k16.f32.f16.f16.f32", "sel3", "sel=0x0,SHFL"},
+        {"blackwell/mma.sp::ordered_metadata.m16n8k16.f32.f16.f16.f32", "sel3", "sel=0x3"},
+        {"rtx_blackwell/mma.sp.m16n8k16.f32.bf16.bf16.f32", "sel2", "sel=0x2"},
+        {"hopper/mma.m16n8k16.f32.f16.f16.f32", "", "-"},
+    };
+    for (size_t q = 0; q < sizeof sels / sizeof sels[0]; q++) {
+        const mf_instr *ri = mf_instr_find(sels[q].row);
+        char sel[32] = "";
+        EXPECT(ri && !mf_variant_parse(ri, sels[q].variant, &v) && !mf_sass_sp_selector(ri, &v, sel, sizeof sel) &&
+                   !strcmp(sel, sels[q].sel),
+               "%s [%s]: selector '%s', expected '%s'", sels[q].row, sels[q].variant, sel, sels[q].sel);
+    }
+    {
+        mf_variant bad;
+        EXPECT(mf_variant_parse(mf_instr_find("hopper/mma.sp.m16n8k32.f32.f16.f16.f32"), "sel2", &bad) != 0,
+               "m16n8k32 takes selectors 0 and 1 only");
+        EXPECT(mf_variant_parse(mf_instr_find("hopper/mma.m16n8k16.f32.f16.f16.f32"), "sel1", &bad) != 0,
+               "a dense mma takes no selector");
     }
     EXPECT(mf_ptx_kind_of(mf_instr_find("volta/mma.m8n8k4.f32.f16.f16.f32"), NULL) == MF_PTX_NONE,
            "volta must stay model-only");

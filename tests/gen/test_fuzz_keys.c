@@ -37,6 +37,9 @@ int main(void)
         cs.c = 1;
         for (int k = 0; k < in->k; k++)
             cs.a[k] = cs.b[k] = (uint64_t)k & 0xF;
+        for (int g = 0; g < in->n_meta; g++)   /* sparse rows: legal metadata ((1, 2); tf32 e), pruned a = +0 */
+            cs.meta[g] = in->sp_group == 2 ? 0xE : 0x9;
+        mf_sparse_canon(in, &cs);
         size_t len = fz_encode(in, &cs, buf, sizeof buf);
         uint32_t key = (uint32_t)buf[0] | (uint32_t)buf[1] << 8 | (uint32_t)buf[2] << 16 | (uint32_t)buf[3] << 24;
         CHECK(key == (uint32_t)fnv1a(in->name), "%s: key %08x, FNV-1a of the name %08x", in->name, key,

@@ -34,6 +34,8 @@
  * f64, xf32, bf16, 4x4 f16). */
 static const char *const instrs[] = {
     "hopper/mma.m8n8k4.f64.f64.f64.f64",
+    "hopper/mma.sp.m16n8k32.f16.f16.f16.f16",
+    "hopper/mma.sp::ordered_metadata.m16n8k16.f32.tf32.tf32.f32",
     "hopper/mma.m16n8k8.f32.tf32.tf32.f32",
     "hopper/mma.m16n8k16.f32.f16.f16.f32",
     "turing/mma.m16n8k8.f16.f16.f16.f16",
@@ -68,7 +70,8 @@ static void bufs_alloc(bufs *b, const mf_instr *in, int m, int n, int k)
     b->slot_len[0] = (size_t)m * k * mf_tile_elem_bytes(in->fa);
     b->slot_len[1] = (size_t)n * k * mf_tile_elem_bytes(in->fb);
     b->slot_len[2] = (size_t)m * n * mf_tile_elem_bytes(in->fc);
-    b->slot_len[3] = (size_t)m * S * mf_tile_elem_bytes(in->fs);
+    /* SA: the scales, or a sparse row's metadata (n_meta bytes per row of A) */
+    b->slot_len[3] = in->sparse ? (size_t)m * in->n_meta : (size_t)m * S * mf_tile_elem_bytes(in->fs);
     b->slot_len[4] = (size_t)n * S * mf_tile_elem_bytes(in->fs);
     for (int a = 0; a < 5; a++) {
         b->len[a] = NSLOT * b->slot_len[a];
@@ -99,7 +102,7 @@ static void ctx_init(gen_ctx *c, const mf_instr *in, int m, int n, int k, uint64
     c->A = b->p[0];
     c->B = b->p[1];
     c->C = b->p[2];
-    c->SA = in->n_scales ? b->p[3] : NULL;
+    c->SA = in->n_scales || in->sparse ? b->p[3] : NULL;
     c->SB = in->n_scales ? b->p[4] : NULL;
 }
 
@@ -119,6 +122,9 @@ static void make_saved(const mf_instr *in)
         }
         for (int q = 0; q < in->n_scales; q++)
             saved[s].cs.sa[q] = saved[s].cs.sb[q] = 127 + q;
+        for (int q = 0; q < in->n_meta; q++)   /* sparse rows: legal metadata, pruned a = +0 */
+            saved[s].cs.meta[q] = (uint8_t)(in->sp_group == 2 ? 0x4 + 0xA * ((q + s) & 1) : 0x8 + ((q + s) & 1));
+        mf_sparse_canon(in, &saved[s].cs);
         view[s] = &saved[s];
     }
 }
@@ -178,7 +184,7 @@ static void check_parts(const mf_instr *in, int m, int n, int k, gen_rng *shuf, 
             CHECK(r.s == r0.s, "%s %s: gen_run_part changed the tile stream", in->name, gen_table[gk].name);
             static const char *const what[5] = {"A", "B", "C", "SA", "SB"};
             for (int a = 0; a < 5; a++) {
-                if (a >= 3 && !in->n_scales)
+                if ((a == 3 && !in->n_scales && !in->sparse) || (a == 4 && !in->n_scales))
                     continue;
                 size_t sl = ref.slot_len[a];
                 CHECK(!memcmp(ref.p[a] + sl, par.p[a] + sl, sl),
@@ -194,7 +200,7 @@ static void check_parts(const mf_instr *in, int m, int n, int k, gen_rng *shuf, 
             bufs_fill(&par, 0x5A);
             gen_run(&cp, kind, &r, t, 1);
             for (int a = 0; a < 5; a++)
-                if (a < 3 || in->n_scales)
+                if (a < 3 || in->n_scales || (a == 3 && in->sparse))
                     CHECK(!memcmp(ref.p[a] + ref.slot_len[a], par.p[a] + ref.slot_len[a], ref.slot_len[a]),
                           "%s, generator %s: gen_pick + gen_run differs from gen_tile", in->name, gen_table[gk].name);
             (*ntiles)++;

@@ -324,7 +324,80 @@ static void test_mutators(void)
         CHECK(ok, "mutation %d left bits outside the formats", i);
     }
     for (int m = 0; m < MUT_COUNT; m++)
-        CHECK(seen[m] > 0, "mutator %s never ran in 2000 draws", mut_table[m].name);
+        if (m == MUT_meta)   /* sparse rows only (mutators.def): never on a dense row */
+            CHECK(seen[m] == 0, "mutator meta ran %d times on a dense row", seen[m]);
+        else
+            CHECK(seen[m] > 0, "mutator %s never ran in 2000 draws", mut_table[m].name);
+}
+
+/* Sparse rows (mma.sp): every mutator runs, meta included, and a mutated case
+ * stays canonical (legal metadata, +0 at every pruned position:
+ * mf_sparse_check, the PTX ISA's rules).  Generated tiles: every row's
+ * metadata legal, pruned positions +0, and each legal nibble drawn about
+ * equally often (12 for mma.sp 2:4, both index orders; 6 ordered; 2 tf32). */
+static void test_sparse(void)
+{
+    static const char *const names[] = {"hopper/mma.sp.m16n8k32.f32.f16.f16.f32",
+                                        "hopper/mma.sp::ordered_metadata.m16n8k16.f16.f16.f16.f16",
+                                        "hopper/mma.sp.m16n8k16.f32.tf32.tf32.f32"};
+    static const int nlegal[] = {12, 6, 2};
+    for (int x = 0; x < 3; x++) {
+        const mf_instr *in = mf_instr_find(names[x]);
+        CHECK(in && in->sparse, "%s: no sparse row", names[x]);
+        if (!in)
+            continue;
+        make_saved(in);
+        for (int s = 0; s < 3; s++) {
+            for (int q = 0; q < in->n_meta; q++)
+                saved[s].cs.meta[q] = (uint8_t)(in->sp_group == 2 ? 0x4 : 0xE);   /* (2, 3) */
+            mf_sparse_canon(in, &saved[s].cs);
+        }
+        gen_rng r = rng_derive(3, 4, 5);
+        int seen[MUT_COUNT] = {0};
+        for (int i = 0; i < 4000; i++) {
+            mf_case cs = saved[i % 3].cs;
+            seen[gen_mutate_once(in, &r, &cs, &saved[(i + 1) % 3].cs)]++;
+            const char *why = "";
+            CHECK(mf_sparse_check(in, &cs, &why) == 0, "%s: mutation %d: %s", in->name, i, why);
+        }
+        for (int m = 0; m < MUT_COUNT; m++)
+            CHECK(seen[m] > 0, "%s: mutator %s never ran in 4000 draws", in->name, mut_table[m].name);
+        /* tiles */
+        tilebuf t;
+        tile_alloc(&t);
+        int count[16] = {0}, total = 0;
+        for (uint64_t tile = 0; tile < 400; tile++) {
+            gen_fill_tiles(in, in->m, in->n, in->k, 11, tile, 1, t.A, t.B, t.C, t.SA, NULL);
+            for (int i = 0; i < in->m; i++) {
+                mf_case cs;
+                memset(&cs, 0, sizeof cs);
+                for (int q = 0; q < in->n_meta; q++) {
+                    cs.meta[q] = ((const uint8_t *)t.SA)[i * in->n_meta + q];
+                    count[cs.meta[q] & 15]++;
+                    total++;
+                }
+                for (int q = 0; q < in->k; q++)
+                    cs.a[q] = mf_elem_get(mf_tile_elem_bytes(in->fa), t.A, (size_t)i * in->k + (size_t)q);
+                const char *why = "";
+                CHECK(mf_sparse_check(in, &cs, &why) == 0, "%s: tile %d row %d: %s", in->name, (int)tile, i, why);
+            }
+        }
+        int legal = 0;
+        for (int v = 0; v < 16; v++) {
+            if (!count[v])
+                continue;
+            legal++;
+            /* each of n equally likely: total/n expected, within 10% (n <= 12, total >= 51,200) */
+            CHECK(count[v] * 10 * nlegal[x] > total * 9 && count[v] * 10 * nlegal[x] < total * 11,
+                  "%s: nibble %x drawn %d times of %d", in->name, v, count[v], total);
+        }
+        CHECK(legal == nlegal[x], "%s: %d different nibbles drawn, expected %d", in->name, legal, nlegal[x]);
+        free(t.A);
+        free(t.B);
+        free(t.C);
+        free(t.SA);
+        free(t.SB);
+    }
 }
 
 int main(int argc, char **argv)
@@ -336,6 +409,7 @@ int main(int argc, char **argv)
     test_tables();
     test_zero();
     test_mutators();
+    test_sparse();
     test_pinned(0);
     if (failures) {
         fprintf(stderr, "%d failures\n", failures);

@@ -124,7 +124,12 @@ static void case_of(const ::mf_instr *in, const std::vector<uint8_t> *buf, size_
         cs->sa[s] = mf_elem_get(es, buf[3].data(), (slot * m + i) * (size_t)S + s);
         cs->sb[s] = mf_elem_get(es, buf[4].data(), (slot * n + j) * (size_t)S + s);
     }
+    for (int g = 0; in->sparse && g < in->n_meta; g++)   /* a sparse row's SA: its metadata */
+        cs->meta[g] = buf[3][(slot * m + i) * (size_t)in->n_meta + g];
 }
+
+/* SA of row `in`: the scales, or a sparse row's metadata; SB: the scales. */
+static bool has_sa(const ::mf_instr *in) { return in->n_scales || in->sparse; }
 
 /* Buffers for `tiles` tiles of row `in`: A, B, C, SA, SB. */
 static void alloc_tiles(const ::mf_instr *in, size_t tiles, std::vector<uint8_t> *buf)
@@ -133,7 +138,7 @@ static void alloc_tiles(const ::mf_instr *in, size_t tiles, std::vector<uint8_t>
     buf[0].assign(tiles * m * k * mf_tile_elem_bytes(in->fa), 0);
     buf[1].assign(tiles * n * k * mf_tile_elem_bytes(in->fb), 0);
     buf[2].assign(tiles * m * n * mf_tile_elem_bytes(in->fc), 0);
-    buf[3].assign(tiles * m * S * mf_tile_elem_bytes(in->fs) + 1, 0);
+    buf[3].assign(tiles * m * (in->sparse ? in->n_meta : S * mf_tile_elem_bytes(in->fs)) + 1, 0);
     buf[4].assign(tiles * n * S * mf_tile_elem_bytes(in->fs) + 1, 0);
 }
 
@@ -145,7 +150,7 @@ static long check_eval_row(const ::mf_instr *in, long cases, uint64_t seed)
     std::vector<uint8_t> buf[5];
     alloc_tiles(in, tiles, buf);
     gen_fill_tiles(in, in->m, in->n, in->k, seed, 0, tiles, buf[0].data(), buf[1].data(), buf[2].data(),
-                   in->n_scales ? buf[3].data() : NULL, in->n_scales ? buf[4].data() : NULL);
+                   has_sa(in) ? buf[3].data() : NULL, in->n_scales ? buf[4].data() : NULL);
     long n = 0;
     ::mf_case cs;
     mfd::mf_case dcs;
@@ -185,7 +190,7 @@ static long check_gen_row(const ::mf_instr *in, int tiles, uint64_t seed)
     std::vector<uint8_t> pbuf[5];
     alloc_tiles(in, POOL, pbuf);
     gen_fill_tiles(in, in->m, in->n, in->k, seed ^ 0x5eed, 1000, POOL, pbuf[0].data(), pbuf[1].data(), pbuf[2].data(),
-                   in->n_scales ? pbuf[3].data() : NULL, in->n_scales ? pbuf[4].data() : NULL);
+                   has_sa(in) ? pbuf[3].data() : NULL, in->n_scales ? pbuf[4].data() : NULL);
     static ::gen_saved_case pool[POOL];
     static mfd::gen_saved_case dpool[POOL];
     const ::gen_saved_case *view[POOL];
@@ -231,8 +236,8 @@ static long check_gen_row(const ::mf_instr *in, int tiles, uint64_t seed)
         void **hp[5] = {&h.A, &h.B, &h.C, &h.SA, &h.SB};
         void **dp[5] = {&d.A, &d.B, &d.C, &d.SA, &d.SB};
         for (int b = 0; b < 5; b++) {
-            *hp[b] = b >= 3 && !in->n_scales ? NULL : hb[b].data();
-            *dp[b] = b >= 3 && !in->n_scales ? NULL : db[b].data();
+            *hp[b] = (b == 3 && !has_sa(in)) || (b == 4 && !in->n_scales) ? NULL : hb[b].data();
+            *dp[b] = (b == 3 && !has_sa(in)) || (b == 4 && !in->n_scales) ? NULL : db[b].data();
         }
         for (int t = 0; t < tiles; t++, n++) {
             const uint64_t tile = (uint64_t)t * 7919 + (uint64_t)g;

@@ -336,9 +336,70 @@ static void test_nearest_start(void)
         CHECK(rf_nearest_start(s8, MF_ARCH_AMPERE, &s) == NULL, "an integer start from ampere, which has none");
 }
 
+/* The sparse rows' catalogue: each alternative of model/sparse.c is a
+ * variant (kind sparse), and on the hand-derived cases of
+ * tests/model/vectors/sparse_hopper.vec each is told apart as that file's
+ * comments derive: +Inf in b at a pruned position is NaN only for (c), the
+ * dense model on the logical row; 1 + 2^-24 + 2^-24 (the second 2^-24 in the
+ * second half of K = 32) is 1 + 2^-23 in one fused sum and 1 in chunks of 16
+ * logical positions ((b) and (c)); metadata order (a) changes neither. */
+static void test_sparse_catalogue(void)
+{
+    const mf_instr *k16 = mf_instr_find("hopper/mma.sp.m16n8k16.f32.f16.f16.f32"),
+                   *k32 = mf_instr_find("hopper/mma.sp.m16n8k32.f32.f16.f16.f32");
+    CHECK(k16 && k32, "sparse rows missing");
+    if (!k16 || !k32)
+        return;
+    rf_catalogue cat;
+    rf_catalogue_build(k32, &cat);
+    int idx[MF_SPM_COUNT] = {0, -1, -1, -1};
+    for (int i = 0; i < cat.n; i++)
+        if (cat.v[i].kind == RF_SPARSE)
+            idx[cat.v[i].row.in.sp_model] = i;
+    CHECK(idx[1] >= 0 && idx[2] >= 0 && idx[3] >= 0, "catalogue lacks a sparse alternative: %d %d %d", idx[1], idx[2],
+          idx[3]);
+    if (idx[1] < 0 || idx[2] < 0 || idx[3] < 0)
+        return;
+    /* the chunk case: a[0] = 1, a[1] = a[16] = 2^-24, b = 1, c = 0, meta 1 = (1, 0) in every group */
+    mf_case cs;
+    memset(&cs, 0, sizeof cs);
+    for (int k = 0; k < 32; k++)
+        cs.b[k] = 0x3c00;
+    cs.a[0] = 0x3c00;
+    cs.a[1] = cs.a[16] = 0x0001;
+    for (int g = 0; g < 8; g++)
+        cs.meta[g] = 0x1;
+    CHECK(mf_eval(k32, &cs) == 0x3f800001, "k32 hypothesis %llx", (unsigned long long)mf_eval(k32, &cs));
+    CHECK(rf_row_eval(&cat.v[idx[1]].row, &cs) == 0x3f800001, "k32 (a)");
+    CHECK(rf_row_eval(&cat.v[idx[2]].row, &cs) == 0x3f800000, "k32 (b)");
+    CHECK(rf_row_eval(&cat.v[idx[3]].row, &cs) == 0x3f800000, "k32 (c)");
+    rf_set e = rf_explain(&cat, &cs, 0x3f800000, NULL);
+    CHECK(rf_set_has(&e, idx[2]) && rf_set_has(&e, idx[3]) && !rf_set_has(&e, idx[1]), "chunked d explained by (b), (c)");
+    /* the Inf case on k16: kept 2,3 (e), 4,6 (8), 9,11 (d), 12,13 (4), all a = b = 1, b[0] = +Inf, c = 1 */
+    rf_catalogue_build(k16, &cat);
+    for (int i = 0; i < cat.n; i++)
+        if (cat.v[i].kind == RF_SPARSE)
+            idx[cat.v[i].row.in.sp_model] = i;
+    memset(&cs, 0, sizeof cs);
+    static const uint8_t meta[4] = {0xe, 0x8, 0xd, 0x4};
+    static const int kept[8] = {2, 3, 4, 6, 9, 11, 12, 13};
+    memcpy(cs.meta, meta, 4);
+    for (int k = 0; k < 16; k++)
+        cs.b[k] = 0x3c00;
+    cs.b[0] = 0x7c00;
+    for (int i = 0; i < 8; i++)
+        cs.a[kept[i]] = 0x3c00;
+    cs.c = 0x3f800000;
+    CHECK(mf_eval(k16, &cs) == 0x41100000, "k16 hypothesis %llx", (unsigned long long)mf_eval(k16, &cs));
+    CHECK(rf_row_eval(&cat.v[idx[3]].row, &cs) == 0x7fffffff, "k16 (c): %llx",
+          (unsigned long long)rf_row_eval(&cat.v[idx[3]].row, &cs));
+    CHECK(rf_row_eval(&cat.v[idx[2]].row, &cs) == 0x41100000, "k16 (b)");
+}
+
 int main(void)
 {
     test_nearest_start();
+    test_sparse_catalogue();
     test_classifier_is_the_key();
     test_papers_probes();
     test_bucket_is_the_row();

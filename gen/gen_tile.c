@@ -659,6 +659,18 @@ MF_HD static void sparse_rows(const gen_ctx *g, size_t slot, const gen_rng *tile
     }
 }
 
+/* Sparse rows: a saved case brings metadata that may not be this row's (a
+ * dense row's case has none: nibbles 0), and a mutator may move a value into
+ * a pruned position.  Groups with illegal metadata draw a legal nibble from
+ * r; every pruned position of a becomes +0. */
+MF_HD static void sparse_legalize(const mf_instr *in, gen_rng *r, mf_case *cs)
+{
+    for (int q = 0; q < in->n_meta; q++)
+        if (!mf_sparse_meta_ok(in, cs->meta[q]))
+            cs->meta[q] = (uint8_t)gen_sparse_nibble(in, r);
+    mf_sparse_canon(in, cs);
+}
+
 MF_HD void gen_put_case(const mf_instr *in, int m, int n, int k, void *A, void *B, void *C, void *SA, void *SB,
                   size_t slot, int s, const mf_case *cs)
 {
@@ -705,6 +717,8 @@ MF_HD static void part_mutate(const gen_ctx *g, size_t slot, const tile_plan *p,
         mf_case cs = g->view[rng_below(r, (uint32_t)g->nview)]->cs;
         const mf_case *other = &g->view[rng_below(r, (uint32_t)g->nview)]->cs;
         gen_mutate(in, r, &cs, other);
+        if (in->sparse && role == ROLE_A)
+            sparse_legalize(in, r, &cs);
         const int s = idx;
         if (s < diag) {
             gen_put_case(in, g->m, g->n, g->k, g->A, g->B, g->C, g->SA, g->SB, slot, s, &cs);

@@ -141,6 +141,61 @@ static uint64_t case_at(const mf_instr *in, gen_kind g, uint64_t seed, uint64_t 
     return case_hash(in, &cs);
 }
 
+/* Sparse rows: every tile of every generator is a legal sparse case (each
+ * metadata nibble legal for the row, every pruned position of A +0: the rules
+ * of the PTX ISA's sparse storage, mf_sparse_check), also when the mutation
+ * pool holds a dense row's cases (no metadata, no zeros), which is what a
+ * run's shared pool gives a sparse row. */
+static void test_sparse_tiles_legal(tilebuf *t)
+{
+    static const char *const rows[] = {"hopper/mma.sp.m16n8k16.f32.f16.f16.f32",
+                                       "hopper/mma.sp::ordered_metadata.m16n8k32.f16.f16.f16.f16",
+                                       "hopper/mma.sp.m16n8k8.f32.tf32.tf32.f32"};
+    const mf_instr *dense = mf_instr_find("hopper/mma.m16n8k16.f32.f16.f16.f32");
+    CHECK(dense != NULL, "dense row missing");
+    for (size_t r = 0; r < sizeof rows / sizeof rows[0] && dense; r++) {
+        const mf_instr *in = mf_instr_find(rows[r]);
+        CHECK(in && in->sparse, "%s: no sparse row", rows[r]);
+        if (!in || !in->sparse)
+            continue;
+        make_saved(dense);   /* a dense row's cases: metadata 0 (illegal), a non-zero everywhere */
+        long bad = 0;
+        for (int g = 0; g < GEN_COUNT; g++) {
+            gen_ctx c;
+            memset(&c, 0, sizeof c);
+            c.in = in;
+            c.m = in->m;
+            c.n = in->n;
+            c.k = in->k;
+            c.seed = 7;
+            c.mix.w[g] = 1;
+            c.view = view;
+            c.nview = gen_table[g].needs_pool ? 3 : 0;
+            c.A = t->A;
+            c.B = t->B;
+            c.C = t->C;
+            c.SA = t->SA;
+            c.SB = t->SB;
+            for (uint64_t tile = 0; tile < 64; tile++) {
+                gen_tile(&c, tile, 0);
+                for (int i = 0; i < in->m; i++) {
+                    mf_case cs;
+                    memset(&cs, 0, sizeof cs);
+                    for (int kk = 0; kk < in->k; kk++)
+                        cs.a[kk] = mf_elem_get(mf_tile_elem_bytes(in->fa), t->A, (size_t)i * in->k + kk);
+                    for (int q = 0; q < in->n_meta; q++)
+                        cs.meta[q] = ((const uint8_t *)t->SA)[(size_t)i * in->n_meta + q];
+                    const char *why = "";
+                    if (mf_sparse_check(in, &cs, &why) && bad++ < 3)
+                        CHECK(0, "%s, generator %s, tile %llu, row %d: %s", in->name, gen_table[g].name,
+                              (unsigned long long)tile, i, why);
+                }
+            }
+        }
+        CHECK(bad == 0, "%s: %ld rows of A not legal sparse rows", in->name, bad);
+    }
+}
+
 /* Pinned: hash of case (seeds[s], indices[x]) of instrs[i] under generator g
  * alone, at [g][i][s][x].  Version-stability values (see the top comment). */
 #include "pinned.inc"   /* pinned_default_mix, pinned[GEN_COUNT][NINSTR][NSEED][NINDEX] */
@@ -410,6 +465,12 @@ int main(int argc, char **argv)
     test_zero();
     test_mutators();
     test_sparse();
+    {
+        tilebuf t;
+        tile_alloc(&t);
+        test_sparse_tiles_legal(&t);
+        free(t.A), free(t.B), free(t.C), free(t.SA), free(t.SB);
+    }
     test_pinned(0);
     if (failures) {
         fprintf(stderr, "%d failures\n", failures);

@@ -65,6 +65,7 @@ struct VParams {
     mfd::mf_instr in;      /* the instruction run (its NaN rule compares) */
     mfd::mf_instr model;   /* the row the model evaluates */
     mfd::gen_ctx g;        /* g.in: the device copy of in; buffers: the chunk's */
+    mfd::gen_prep prep;    /* gen_prepare of g (worked out on the host: formats' constants, the name's hash) */
     unsigned long long base, stride, first, ntiles;  /* chunk tile t is campaign tile base + stride * (first + t) */
     int m, n, k;
     int ea, eb, ec, ed;
@@ -90,7 +91,7 @@ __global__ void __launch_bounds__(256) vpick_kernel(const __grid_constant__ VPar
     const unsigned step = gridDim.x * blockDim.x;
     for (unsigned t = blockIdx.x * blockDim.x + threadIdx.x; t < (unsigned)p.ntiles; t += step) {
         mfd::gen_rng r;
-        mfd::gen_kind k = mfd::gen_pick(&p.g, p.base + p.stride * (p.first + t), &r);
+        mfd::gen_kind k = mfd::gen_pick_keyed(&p.g, p.prep.key, p.base + p.stride * (p.first + t), &r);
         kind[t] = (unsigned char)k;
         rng[t] = r.s;
         atomicAdd(&count[k], 1u);
@@ -115,13 +116,15 @@ __global__ void __launch_bounds__(256) vscatter_kernel(unsigned ntiles, const un
         perm[atomicAdd(&count[2 * mfd::GEN_COUNT + kind[t]], 1u)] = t;
 }
 
-/* One phase of generation (gen_run_part): thread q of the launch runs part
- * q % parts of the chunk's tile perm[q / parts], so that the threads of a warp
- * run parts of the same tile (or of tiles of the same generator) and write
- * neighbouring rows. */
+/* Parts lo .. lo+parts-1 of one phase of generation (gen_run_part_prep):
+ * thread q of the launch runs part lo + q % parts of the chunk's tile
+ * perm[q / parts], so that the threads of a warp run parts of the same tile
+ * (or of tiles of the same generator) and write neighbouring rows.  Phase 0
+ * is launched as its rows of A, then its columns of B (the parts are
+ * independent), so that a warp runs one role's code. */
 __global__ void __launch_bounds__(128) vpart_kernel(const __grid_constant__ VParams p, const unsigned char *kind,
                                                     const unsigned long long *rng, const unsigned *perm, int phase,
-                                                    unsigned parts)
+                                                    unsigned lo, unsigned parts)
 {
     /* a chunk's tiles times parts (at most M + N) stays below 2^32 (vgpu_chunk_tiles) */
     const unsigned total = (unsigned)p.ntiles * parts, step = gridDim.x * blockDim.x;
@@ -129,8 +132,8 @@ __global__ void __launch_bounds__(128) vpart_kernel(const __grid_constant__ VPar
         const unsigned t = perm[q / parts], part = q - (q / parts) * parts;
         mfd::gen_rng r;
         r.s = rng[t];
-        mfd::gen_run_part(&p.g, (mfd::gen_kind)kind[t], &r, p.base + p.stride * (p.first + t), (size_t)t, phase,
-                          (int)part);
+        mfd::gen_run_part_prep(&p.g, &p.prep, (mfd::gen_kind)kind[t], &r, p.base + p.stride * (p.first + t),
+                               (size_t)t, phase, (int)(lo + part));
     }
 }
 
@@ -254,6 +257,26 @@ __global__ void __launch_bounds__(256) vfixed_kernel(const __grid_constant__ VPa
 #endif
 }
 
+/* The f64 FMA chains (MF_FMA_CHAIN, every format f64, no operand forms):
+ * what mf_eval computes for them (mf_eval_trace -> mf_eval_fma_chain ->
+ * mf_fma_chain_fixed with the row's K at run time: the loop, not unrolled),
+ * the operands read straight from the tile, whose f64 elements are the
+ * uint64_t words the model takes: no mf_case in local memory. */
+__global__ void __launch_bounds__(256) vfma_kernel(const __grid_constant__ VParams p)
+{
+    const unsigned mn = (unsigned)p.m * (unsigned)p.n, total = (unsigned)p.ntiles * mn;
+    const unsigned step = gridDim.x * blockDim.x;
+    const uint64_t *A = (const uint64_t *)p.g.A, *B = (const uint64_t *)p.g.B, *C = (const uint64_t *)p.g.C,
+                   *D = (const uint64_t *)p.D;
+    for (unsigned idx = blockIdx.x * blockDim.x + threadIdx.x; idx < total; idx += step) {
+        const unsigned t = idx / mn, o = idx - t * mn;
+        const unsigned i = o / (unsigned)p.n, j = o - i * (unsigned)p.n;
+        const uint64_t *a = A + ((size_t)t * p.m + i) * (size_t)p.k, *b = B + ((size_t)t * p.n + j) * (size_t)p.k;
+        const unsigned long long mv = mfd::mf_fma_chain_fixed(mfd::MF_FMT_F64, a, b, __ldg((const unsigned long long *)C + idx), p.k);
+        vcompare(p, t, i, j, __ldg((const unsigned long long *)D + idx), mv);
+    }
+}
+
 /* The shapes with a fixed-shape check: (family, A and B formats, K, chunk
  * length L of the model row; L is K for F16-emu, whose passes are fixed):
  * the dense floating-point hopper rows, either accumulator.  Not the f64 FMA
@@ -285,6 +308,14 @@ void (*vfixed_for(const mf_instr *in, const mf_instr *model, int cc))(VParams)
         return NULL;
     int fam;
     mf_instr h = *model;
+    if (model->family == MF_FMA_CHAIN) {   /* the f64 chains: vfma_kernel */
+        const int f64 = model->fa == MF_FMT_F64 && model->fb == MF_FMT_F64 && model->fc == MF_FMT_F64 &&
+                        model->fd == MF_FMT_F64;
+        const int same = in->fa == model->fa && in->fb == model->fb && in->fc == model->fc &&
+                         in->fd == model->fd && in->k == model->k;
+        return f64 && same && !model->neg_a && !model->neg_b && !model->no_c && model->k <= MF_KMAX
+                   ? vfma_kernel : NULL;
+    }
     switch (model->family) {
     case MF_T_FDPA: fam = VF_TFDPA; break;
     case MF_F16_EMU:   /* the HMMA.16816 step of mf_eval_f16_emu */
@@ -577,11 +608,18 @@ cudaError_t vgpu_run(Vgpu *v, VgpuShared *sh, const VgpuKernel *kern, const char
     memcpy(&p.g.mix, &rq->mix, sizeof p.g.mix);
     p.g.view = rq->nview ? v->d_view : NULL;
     p.g.nview = rq->nview;
-    ::gen_ctx hg;   /* the tile shape, for the parts of each generation phase */
+    ::gen_ctx hg;   /* the tile shape, for the parts of each generation phase; the batch's gen_prep */
     memset(&hg, 0, sizeof hg);
+    hg.in = rq->in;
     hg.m = sh->m;
     hg.n = sh->n;
     hg.k = sh->k;
+    {
+        ::gen_prep hp;
+        ::gen_prepare(&hg, &hp);
+        static_assert(sizeof hp == sizeof p.prep, "the device-code gen_prep is the host's");
+        memcpy(&p.prep, &hp, sizeof hp);
+    }
     const size_t mn = (size_t)sh->m * (size_t)sh->n;
     const size_t per_tile[4] = {(size_t)sh->m * sh->k * p.ea, (size_t)sh->n * sh->k * p.eb, mn * p.ec, mn * p.ed};
     std::atomic<unsigned long long> *next = reinterpret_cast<std::atomic<unsigned long long> *>(&sh->next);
@@ -627,7 +665,12 @@ cudaError_t vgpu_run(Vgpu *v, VgpuShared *sh, const VgpuKernel *kern, const char
         vscatter_kernel<<<v->pick_grid, 256, 0, s->stream>>>((unsigned)nt, s->kind, s->count, s->perm);
         for (int phase = 0; phase < 2; phase++) {
             const unsigned parts = (unsigned)::gen_part_count(&hg, phase);
-            vpart_kernel<<<v->run_grid, 128, 0, s->stream>>>(p, s->kind, s->rng, s->perm, phase, parts);
+            /* phase 0: rows of A (parts 0 .. M-1), then columns of B (M .. M+N-1) */
+            const unsigned split = phase == 0 && parts == (unsigned)(sh->m + sh->n) ? (unsigned)sh->m : parts;
+            vpart_kernel<<<v->run_grid, 128, 0, s->stream>>>(p, s->kind, s->rng, s->perm, phase, 0, split);
+            if (split < parts)
+                vpart_kernel<<<v->run_grid, 128, 0, s->stream>>>(p, s->kind, s->rng, s->perm, phase, split,
+                                                                 parts - split);
         }
         VCK(cudaGetLastError());
         mf_kargs ka = {s->buf[0], s->buf[1], s->buf[2], s->buf[3], nt};

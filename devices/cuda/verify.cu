@@ -228,8 +228,25 @@ __device__ __forceinline__ void vload_row(const unsigned char *p, uint64_t (&out
     }
 }
 
+/* Blocks of 256 threads per multiprocessor a fixed-shape kernel is compiled
+ * for: at most 65536 / (256 * blocks) registers per thread.  Two (128
+ * registers): with one block (8 warps, the 160-195 registers the k32 shapes
+ * took) the F16-emu kernel issued in 22% of cycles, its warps waiting mostly
+ * for instruction fetch (ncu, H100); 16 warps share the fetches, at the cost
+ * of spilling 40-300 bytes.  One for T-FDPA e5m2 x e5m2 K=32, which spills
+ * even with 255 registers (688 bytes at 128).  VFIXED_MINB=N overrides
+ * (measurements). */
+__host__ __device__ constexpr int vfixed_minb(int fam, int fa, int fb, int k)
+{
+#ifdef VFIXED_MINB
+    return (void)fam, (void)fa, (void)fb, (void)k, VFIXED_MINB;
+#else
+    return fam == VF_TFDPA && fa == mfd::MF_FMT_E5M2 && fb == mfd::MF_FMT_E5M2 && k == 32 ? 1 : 2;
+#endif
+}
+
 template <int FAM, int FA, int FB, int K, int L>
-__global__ void __launch_bounds__(256) vfixed_kernel(const __grid_constant__ VParams p)
+__global__ void __launch_bounds__(256, vfixed_minb(FAM, FA, FB, K)) vfixed_kernel(const __grid_constant__ VParams p)
 {
     /* compiled for sm_90 only, where it was measured: each shape costs a minute of ptxas per target, and the
      * host launches it only on a GPU of compute capability 9.0 (vfixed_for) */
@@ -578,6 +595,8 @@ cudaError_t vgpu_run(Vgpu *v, VgpuShared *sh, const VgpuKernel *kern, const char
     const void *chk_fn = fixed ? (const void *)fixed : (const void *)vcheck_kernel;
     int chk_grid = v->chk_grid;
     if (fixed) {
+        /* no shared memory: all of it as L1 (the spilled registers of the fixed-shape kernels) */
+        VCK(cudaFuncSetAttribute(chk_fn, cudaFuncAttributePreferredSharedMemoryCarveout, 0));
         int per = 0;
         VCK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per, chk_fn, 256, 0));
         chk_grid = v->sms * (per > 0 ? per : 1);

@@ -169,7 +169,12 @@ MF_HD static uint64_t rnd_scale(gen_rng *r, mf_format fs, int wild)
         return x & 1 ? rnd_special(r, fs) : rng_next(r) & rv_get(fs)->mask;
     if (fs == MF_FMT_UE8M0)
         return (uint64_t)(127 + rng_range(r, -4, 4));
-    return rv_make(fs, 0, rng_range(r, -3, 3), rnd_frac(r, rv_get(fs)->fbits));
+    /* the significand's draw first, then the exponent's: in this order, not as two arguments of one call, whose
+     * order C leaves open (GCC took them last to first; device code had taken them first to last, so the GPU's
+     * ue4m3 scales differed from the host's) */
+    const uint64_t frac = rnd_frac(r, rv_get(fs)->fbits);
+    const int e = rng_range(r, -3, 3);
+    return rv_make(fs, 0, e, frac);
 }
 
 /* Exact product a*b (decoded, finite) truncated into format fc; 0 when not finite. */

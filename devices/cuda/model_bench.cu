@@ -538,5 +538,9 @@ int main(int argc, char **argv)
     CK(cudaGetDeviceProperties(&prop, device));
     printf("device %d: %s (sm_%d%d, %d SMs)\n", device, prop.name, prop.major, prop.minor, prop.multiProcessorCount);
     CK(mfd_device_init(0));
+    /* mf_eval reaches the T-FDPA chunk functions through pointers, so ptxas cannot size eval_kernel's stack:
+     * room for the deepest path, as verify.cu gives its general check (with the default, --check's eval part
+     * stopped on an illegal memory access, H100) */
+    CK(cudaDeviceSetLimit(cudaLimitStackSize, 8192));
     return check ? run_check(check_tiles, seed) : run_bench(ncases, seed, all, only);
 }

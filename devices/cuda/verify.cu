@@ -257,7 +257,14 @@ __global__ void __launch_bounds__(256, vfixed_minb(FAM, FA, FB, K)) vfixed_kerne
     const unsigned step = gridDim.x * blockDim.x;
     const unsigned char *A = (const unsigned char *)p.g.A, *B = (const unsigned char *)p.g.B,
                         *C = (const unsigned char *)p.g.C, *D = p.D;
-    for (unsigned idx = blockIdx.x * blockDim.x + threadIdx.x; idx < total; idx += step) {
+    /* the block's warps start each case together (a barrier per case): the unrolled code is 20 000 to
+     * 100 000 bytes, and warps far apart in it each miss the instruction cache (ncu, H100: the k32 F16-emu
+     * kernel's warps waited on instruction fetch two thirds of the time); together, one fetch serves them */
+    for (unsigned base = blockIdx.x * blockDim.x; base < total; base += step) {
+        __syncthreads();
+        const unsigned idx = base + threadIdx.x;
+        if (idx >= total)
+            continue;
         const unsigned t = idx / mn, o = idx - t * mn;
         const unsigned i = o / (unsigned)p.n, j = o - i * (unsigned)p.n;
         uint64_t a[K], b[K];

@@ -40,6 +40,62 @@ MF_HD static inline void abi_set(mf_format f, void *base, size_t idx, uint64_t v
     mf_elem_set(mf_tile_elem_bytes(f), base, idx, v);
 }
 
+/* 8 bytes at p: one store where p is 8-byte aligned (device code stores a
+ * memcpy of unknown alignment a byte at a time). */
+MF_HD static inline void store8(unsigned char *p, uint64_t x)
+{
+#if defined(__CUDA_ARCH__)
+    if (((uintptr_t)p & 7) == 0) {
+        *(uint64_t *)(void *)p = x;
+        return;
+    }
+#endif
+    memcpy(p, &x, 8);
+}
+
+/* Consecutive elements of one row of a tile array (a row of A, a column of
+ * B, a row of C), gathered into 8-byte words and stored a word at a time
+ * when the row starts on an 8-byte boundary and is a whole number of words
+ * (the common shapes), else stored one element at a time: the same bytes
+ * either way.  The caller puts exactly the n elements it started with. */
+typedef struct row_out {
+    unsigned char *p;   /* where the next word (element) goes */
+    uint64_t acc;       /* the elements gathered for the next word */
+    uint64_t emask;     /* an element's bits */
+    int es;             /* bytes per element */
+    int fill;           /* bytes gathered in acc */
+    int wide;           /* gathered into words */
+} row_out;
+
+MF_HD static inline row_out ro_start(void *base, size_t first, size_t n, size_t es)
+{
+    row_out o;
+    o.p = (unsigned char *)base + first * es;
+    o.acc = 0;
+    o.es = (int)es;
+    o.emask = es >= 8 ? ~UINT64_C(0) : (UINT64_C(1) << (8 * es)) - 1;
+    o.fill = 0;
+    o.wide = es < 8 && ((uintptr_t)o.p & 7) == 0 && ((n * es) & 7) == 0;
+    return o;
+}
+
+MF_HD static inline void ro_put(row_out *o, uint64_t v)
+{
+    if (!o->wide) {
+        mf_elem_set((size_t)o->es, o->p, 0, v);
+        o->p += o->es;
+        return;
+    }
+    o->acc |= (v & o->emask) << (8 * o->fill);   /* little-endian: element q at byte q * es */
+    o->fill += o->es;
+    if (o->fill == 8) {
+        store8(o->p, o->acc);
+        o->p += 8;
+        o->acc = 0;
+        o->fill = 0;
+    }
+}
+
 /* ------------------------------------------------------------ helpers */
 
 #define NPAT 8   /* TestFloat's significand patterns: zero, lsb, msb, all ones, msb+lsb, alternating, top half, random */
@@ -72,13 +128,7 @@ MF_HD static uint64_t rnd_frac(gen_rng *r, int fbits)
 
 MF_HD static int clampi(int v, int lo, int hi) { return v < lo ? lo : v > hi ? hi : v; }
 
-/* What the per-value code needs of one format, looked up once per tile. */
-typedef struct vfmt {
-    mf_format f;
-    rv_layout L;          /* a copy: the loops' stores cannot alias it */
-    size_t es;            /* bytes per element in the ABI arrays */
-    uint64_t pat[8];      /* TestFloat's significand patterns; 7: random bits */
-} vfmt;
+typedef gen_vfmt vfmt;   /* mmafuzz_gen.h */
 
 MF_HD static vfmt vfmt_of(mf_format f)
 {
@@ -181,7 +231,7 @@ MF_HD static inline gen_rng role_rng(const gen_ctx *g, const gen_rng *tile_rng, 
 
 /* The per-tile plan of every generator (each uses what it needs). */
 typedef struct tile_plan {
-    vfmt va, vb, vc;        /* the formats of A, B, C (float rows) */
+    const vfmt *va, *vb, *vc;   /* the formats of A, B, C (float rows; the batch's gen_prep) */
     int w;                  /* window: jitter; int rows: the magnitude window */
     int mode;               /* cancel, boundary: the mode */
     int ca, cb;             /* window, cancel, zero: the exponents of A and B */
@@ -236,10 +286,8 @@ MF_HD static void uniform_run(gen_rng *r, const vfmt *v, void *base, size_t firs
         /* every stored bit is a value bit: whole draws straight into the array */
         unsigned char *p = (unsigned char *)base + first * es;
         size_t bytes = n * es, i = 0;
-        for (; i + 8 <= bytes; i += 8) {
-            uint64_t x = rng_next(r);
-            memcpy(p + i, &x, 8);
-        }
+        for (; i + 8 <= bytes; i += 8)
+            store8(p + i, rng_next(r));
         if (i < bytes) {
             uint64_t x = rng_next(r);
             memcpy(p + i, &x, bytes - i);
@@ -248,12 +296,13 @@ MF_HD static void uniform_run(gen_rng *r, const vfmt *v, void *base, size_t firs
     }
     uint64_t x = 0;
     int left = 0;
+    row_out o = ro_start(base, first, n, es);
     for (size_t i = 0; i < n; i++) {
         if (left < w) {
             x = rng_next(r);
             left = 64;
         }
-        mf_elem_set(es, base, first + i, x & mask);
+        ro_put(&o, x & mask);
         x = w < 64 ? x >> w : 0;
         left -= w;
     }
@@ -271,11 +320,11 @@ MF_HD static void part_uniform(const gen_ctx *g, size_t slot, const tile_plan *p
     for (int idx = i0; idx < i1; idx++) {
         gen_rng rs = role_rng(g, tr, role, idx), *r = &rs;
         if (role == ROLE_A)
-            uniform_run(r, &p->va, g->A, IA(idx, 0), (size_t)g->k);
+            uniform_run(r, p->va, g->A, IA(idx, 0), (size_t)g->k);
         else if (role == ROLE_B)
-            uniform_run(r, &p->vb, g->B, IB(idx, 0), (size_t)g->k);
+            uniform_run(r, p->vb, g->B, IB(idx, 0), (size_t)g->k);
         else
-            uniform_run(r, &p->vc, g->C, IC(idx, 0), (size_t)g->n);
+            uniform_run(r, p->vc, g->C, IC(idx, 0), (size_t)g->n);
         part_scales(g, slot, r, 1, role, idx);
     }
 }
@@ -288,23 +337,26 @@ MF_HD static void part_from_plan(const gen_ctx *g, size_t slot, const tile_plan 
     (void)tile;
     const int w = p->w, ec = p->ec;
     /* a local copy of the format: the stores below cannot alias it */
-    const vfmt v = role == ROLE_A ? p->va : role == ROLE_B ? p->vb : p->vc;
+    const vfmt v = role == ROLE_A ? *p->va : role == ROLE_B ? *p->vb : *p->vc;
     for (int idx = i0; idx < i1; idx++) {
         gen_rng rs = role_rng(g, tr, role, idx), *r = &rs;
         if (role == ROLE_A) {
+            row_out o = ro_start(g->A, IA(idx, 0), (size_t)g->k, v.es);
             for (int kk = 0; kk < g->k; kk++) {
                 uint64_t x = rng_next(r);
-                mf_elem_set(v.es, g->A, IA(idx, kk), p->ea[kk] == PLAN_NONE ? 0 : vf_at(&v, x, p->ea[kk], w));
+                ro_put(&o, p->ea[kk] == PLAN_NONE ? 0 : vf_at(&v, x, p->ea[kk], w));
             }
         } else if (role == ROLE_B) {
+            row_out o = ro_start(g->B, IB(idx, 0), (size_t)g->k, v.es);
             for (int kk = 0; kk < g->k; kk++) {
                 uint64_t x = rng_next(r);
-                mf_elem_set(v.es, g->B, IB(idx, kk), p->eb[kk] == PLAN_NONE ? 0 : vf_at(&v, x, p->eb[kk], w));
+                ro_put(&o, p->eb[kk] == PLAN_NONE ? 0 : vf_at(&v, x, p->eb[kk], w));
             }
         } else {
+            row_out o = ro_start(g->C, IC(idx, 0), (size_t)g->n, v.es);
             for (int j = 0; j < g->n; j++) {
                 uint64_t x = rng_next(r);
-                mf_elem_set(v.es, g->C, IC(idx, j), ec == INT_MIN ? 0 : vf_at(&v, x, ec - w, 2 * w));
+                ro_put(&o, ec == INT_MIN ? 0 : vf_at(&v, x, ec - w, 2 * w));
             }
         }
         part_scales(g, slot, r, 0, role, idx);
@@ -314,7 +366,7 @@ MF_HD static void part_from_plan(const gen_ctx *g, size_t slot, const tile_plan 
 MF_HD static void plan_window(const gen_ctx *g, gen_rng *pr, uint64_t tile, tile_plan *p)
 {
     (void)tile;
-    const rv_layout *A = &p->va.L, *B = &p->vb.L;
+    const rv_layout *A = &p->va->L, *B = &p->vb->L;
     int w = rng_range(pr, 0, 3);
     int ca = rng_range(pr, A->emin - 2, A->emax - w), cb = rng_range(pr, B->emin - 2, B->emax - w);
     if (rng_below(pr, 2)) {  /* half the time stay near 1, where sums are ordinary */
@@ -340,8 +392,8 @@ MF_HD static void plan_window(const gen_ctx *g, gen_rng *pr, uint64_t tile, tile
 MF_HD static void plan_cancel(const gen_ctx *g, gen_rng *pr, uint64_t tile, tile_plan *p)
 {
     (void)g, (void)tile;
-    p->ca = clampi(rng_range(pr, -6, 6), p->va.L.emin, p->va.L.emax - 1);
-    p->cb = clampi(rng_range(pr, -6, 6), p->vb.L.emin, p->vb.L.emax - 1);
+    p->ca = clampi(rng_range(pr, -6, 6), p->va->L.emin, p->va->L.emax - 1);
+    p->cb = clampi(rng_range(pr, -6, 6), p->vb->L.emin, p->vb->L.emax - 1);
     p->mode = (int)rng_below(pr, 2);   /* 0: pairs cancel; 1: c also cancels product 0 */
 }
 
@@ -352,16 +404,18 @@ MF_HD static void part_cancel(const gen_ctx *g, size_t slot, const tile_plan *p,
     const mf_instr *in = g->in;
     const int first = p->mode ? 1 : 0;         /* positions before `first` are left alone */
     /* a copy of the format written: the stores cannot alias it */
-    const vfmt vv = role == ROLE_A ? p->va : role == ROLE_B ? p->vb : p->vc, *v = &vv;
-    const uint64_t asign = UINT64_C(1) << (p->va.L.bits - 1), lowa = UINT64_C(1) << p->va.L.low,
-                   lowb = UINT64_C(1) << p->vb.L.low;
+    const vfmt vv = role == ROLE_A ? *p->va : role == ROLE_B ? *p->vb : *p->vc, *v = &vv;
+    const uint64_t asign = UINT64_C(1) << (p->va->L.bits - 1), lowa = UINT64_C(1) << p->va->L.low,
+                   lowb = UINT64_C(1) << p->vb->L.low;
     const int e = role == ROLE_A ? p->ca : p->cb;
     const int mode = p->mode, ecb = p->ca + p->cb - 8;
-    const size_t esa = p->va.es, esb = p->vb.es;
+    const size_t esa = p->va->es, esb = p->vb->es;
     for (int idx = i0; idx < i1; idx++) {
         gen_rng rs = role_rng(g, tr, role, idx), *r = &rs;
         if (role == ROLE_A || role == ROLE_B) {
             uint64_t prev = 0;
+            row_out o = role == ROLE_A ? ro_start(g->A, IA(idx, 0), (size_t)g->k, v->es)
+                                       : ro_start(g->B, IB(idx, 0), (size_t)g->k, v->es);
             for (int kk = 0; kk < g->k; kk++) {
                 uint64_t x = rng_next(r), val;
                 if (kk >= first + 1 && (kk - first) % 2 == 1) {
@@ -377,10 +431,7 @@ MF_HD static void part_cancel(const gen_ctx *g, size_t slot, const tile_plan *p,
                 } else {
                     val = vf_at(v, x, e, 1);
                 }
-                if (role == ROLE_A)
-                    mf_elem_set(v->es, g->A, IA(idx, kk), val);
-                else
-                    mf_elem_set(v->es, g->B, IB(idx, kk), val);
+                ro_put(&o, val);
                 prev = val;
             }
             part_scales(g, slot, r, 0, role, idx);
@@ -392,6 +443,7 @@ MF_HD static void part_cancel(const gen_ctx *g, size_t slot, const tile_plan *p,
         memset(&a0, 0, sizeof a0);
         if (mode)
             a0 = mf_decode(in->fa, mf_elem_get(esa, g->A, IA(idx, 0)));
+        row_out o = ro_start(g->C, IC(idx, 0), (size_t)g->n, vc.es);
         for (int j = 0; j < g->n; j++) {
             uint64_t x = rng_next(r), c;
             if (mode) {
@@ -402,7 +454,7 @@ MF_HD static void part_cancel(const gen_ctx *g, size_t slot, const tile_plan *p,
             } else {
                 c = x & 1 ? 0 : vf_at(&vc, rng_next(r), ecb - (int)(((x >> 1) & 0xFFFF) * 23 >> 16), 0);
             }
-            mf_elem_set(vc.es, g->C, IC(idx, j), c);
+            ro_put(&o, c);
         }
     }
 }
@@ -416,7 +468,7 @@ MF_HD static void part_special(const gen_ctx *g, size_t slot, const tile_plan *p
                                part_role role, int i0, int i1, uint64_t tile)
 {
     (void)tile;
-    const vfmt vv = role == ROLE_A ? p->va : role == ROLE_B ? p->vb : p->vc, *v = &vv;   /* a copy (aliasing) */
+    const vfmt vv = role == ROLE_A ? *p->va : role == ROLE_B ? *p->vb : *p->vc, *v = &vv;   /* a copy (aliasing) */
     void *base = role == ROLE_A ? g->A : role == ROLE_B ? g->B : g->C;
     for (int idx = i0; idx < i1; idx++) {
         gen_rng rs = role_rng(g, tr, role, idx), *r = &rs;
@@ -424,11 +476,12 @@ MF_HD static void part_special(const gen_ctx *g, size_t slot, const tile_plan *p
         size_t count = role == ROLE_C ? (size_t)g->n : (size_t)g->k;
         const uint64_t *list = rv_special_list[v->f];
         const uint64_t nlist = rv_special_count[v->f];
+        row_out o = ro_start(base, first, count, v->es);
         for (size_t i = 0; i < count; i++) {
             uint64_t x = rng_next(r);
             /* three in eight a special value, else a number near 1 (exponent -4..4) */
             uint64_t val = (x & 7) < 3 ? list[(((x >> 8) & 0xFFFF) * nlist) >> 16] : vf_at(v, rng_next(r), -4, 8);
-            mf_elem_set(v->es, base, first + i, val);
+            ro_put(&o, val);
         }
         part_scales(g, slot, r, 1, role, idx);
     }
@@ -541,18 +594,22 @@ MF_HD static void part_table(const gen_ctx *g, size_t slot, const tile_plan *p, 
     uint64_t t = tile;
     int xa = (int)(t % NEXPC), xb = (int)(t / NEXPC % NEXPC), xc = (int)(t / (NEXPC * NEXPC) % NEXPC);
     int pat = (int)(t / (NEXPC * NEXPC * NEXPC) % NPAT);
-    const vfmt v = role == ROLE_A ? p->va : role == ROLE_B ? p->vb : p->vc;   /* a copy (aliasing) */
+    const vfmt v = role == ROLE_A ? *p->va : role == ROLE_B ? *p->vb : *p->vc;   /* a copy (aliasing) */
     for (int idx = i0; idx < i1; idx++) {
         gen_rng rs = role_rng(g, tr, role, idx), *r = &rs;
-        if (role == ROLE_A)
+        if (role == ROLE_A) {
+            row_out o = ro_start(g->A, IA(idx, 0), (size_t)g->k, v.es);
             for (int kk = 0; kk < g->k; kk++)
-                mf_elem_set(v.es, g->A, IA(idx, kk), table_value(r, &v, rng_next(r), xa, pat, 1));
-        else if (role == ROLE_B)
+                ro_put(&o, table_value(r, &v, rng_next(r), xa, pat, 1));
+        } else if (role == ROLE_B) {
+            row_out o = ro_start(g->B, IB(idx, 0), (size_t)g->k, v.es);
             for (int kk = 0; kk < g->k; kk++)
-                mf_elem_set(v.es, g->B, IB(idx, kk), table_value(r, &v, rng_next(r), xb, pat, 1));
-        else
+                ro_put(&o, table_value(r, &v, rng_next(r), xb, pat, 1));
+        } else {
+            row_out o = ro_start(g->C, IC(idx, 0), (size_t)g->n, v.es);
             for (int j = 0; j < g->n; j++)
-                mf_elem_set(v.es, g->C, IC(idx, j), table_value(r, &v, rng_next(r), xc, pat, 0));
+                ro_put(&o, table_value(r, &v, rng_next(r), xc, pat, 0));
+        }
         part_scales(g, slot, r, 0, role, idx);
     }
 }
@@ -572,20 +629,21 @@ MF_HD static inline uint64_t signed_zero(const vfmt *v, int sign)
 MF_HD static void plan_zero(const gen_ctx *g, gen_rng *pr, uint64_t tile, tile_plan *p)
 {
     (void)g, (void)tile;
-    p->ca = clampi(rng_range(pr, -3, 3), p->va.L.emin, p->va.L.emax - 1);
-    p->cb = clampi(rng_range(pr, -3, 3), p->vb.L.emin, p->vb.L.emax - 1);
+    p->ca = clampi(rng_range(pr, -3, 3), p->va->L.emin, p->va->L.emax - 1);
+    p->cb = clampi(rng_range(pr, -3, 3), p->vb->L.emin, p->vb->L.emax - 1);
 }
 
 MF_HD static void part_zero(const gen_ctx *g, size_t slot, const tile_plan *p, const gen_rng *tr,
                             part_role role, int i0, int i1, uint64_t tile)
 {
     (void)tile;
-    const vfmt v = role == ROLE_A ? p->va : role == ROLE_B ? p->vb : p->vc;   /* a copy (aliasing) */
+    const vfmt v = role == ROLE_A ? *p->va : role == ROLE_B ? *p->vb : *p->vc;   /* a copy (aliasing) */
     const vfmt *va = &v, *vb = &v, *vc = &v;
     const int ca = p->ca, cb = p->cb;
     for (int idx = i0; idx < i1; idx++) {
         gen_rng rs = role_rng(g, tr, role, idx), *r = &rs;
         if (role == ROLE_A) {
+            row_out o = ro_start(g->A, IA(idx, 0), (size_t)g->k, va->es);
             for (int kk = 0; kk < g->k; kk += 2) {
                 uint64_t x = rng_next(r);
                 int sign = (int)(x & 1), zero = (x >> 1 & 7) == 0 || kk + 1 == g->k;
@@ -593,27 +651,29 @@ MF_HD static void part_zero(const gen_ctx *g, size_t slot, const tile_plan *p, c
                 for (int h = 0; h < 2 && kk + h < g->k; h++) {   /* the partner: the same value, the other sign */
                     uint64_t v = zero ? signed_zero(va, sign ^ h)
                                       : rv_make_in(&va->L, va->f, sign ^ h, ca + (int)(x >> 4 & 1), frac);
-                    mf_elem_set(va->es, g->A, IA(idx, kk + h), v);
+                    ro_put(&o, v);   /* element kk + h */
                 }
             }
         } else if (role == ROLE_B) {
             uint64_t v = 0;
+            row_out o = ro_start(g->B, IB(idx, 0), (size_t)g->k, vb->es);
             for (int kk = 0; kk < g->k; kk++) {
                 if (kk % 2 == 0) {
                     uint64_t x = rng_next(r);
                     uint64_t frac = vb->L.fbits ? x >> (64 - vb->L.fbits) : 0;
                     v = rv_make_in(&vb->L, vb->f, (int)(x & 1), cb + (int)(x >> 1 & 1), frac);
                 }
-                mf_elem_set(vb->es, g->B, IB(idx, kk), v);   /* b' = b */
+                ro_put(&o, v);   /* b' = b */
             }
         } else {
+            row_out o = ro_start(g->C, IC(idx, 0), (size_t)g->n, vc->es);
             for (int j = 0; j < g->n; j++) {
                 uint64_t x = rng_next(r), c;
                 if (x & 6)
                     c = signed_zero(vc, (int)(x & 1));
                 else
                     c = vf_at(vc, rng_next(r), ca + cb - 30 + (int)(x >> 8 & 15), 0);
-                mf_elem_set(vc->es, g->C, IC(idx, j), c);
+                ro_put(&o, c);
             }
         }
         part_scales(g, slot, r, 0, role, idx);
@@ -741,7 +801,12 @@ MF_HD static void part_mutate(const gen_ctx *g, size_t slot, const tile_plan *p,
 
 MF_HD gen_kind gen_pick(const gen_ctx *g, uint64_t tile, gen_rng *r)
 {
-    *r = rng_derive(g->seed, rng_hash_str(g->in->name), tile);
+    return gen_pick_keyed(g, rng_hash_str(g->in->name), tile, r);
+}
+
+MF_HD gen_kind gen_pick_keyed(const gen_ctx *g, uint64_t key, uint64_t tile, gen_rng *r)
+{
+    *r = rng_derive(g->seed, key, tile);
     uint32_t total = 0;
     for (int k = 0; k < GEN_COUNT; k++)
         total += (gen_table[k].needs_pool && !g->nview) ? 0 : g->mix.w[k];
@@ -772,14 +837,15 @@ MF_HD static int is_int_tile(const gen_ctx *g, gen_kind kind)
 }
 
 /* The plan of tile `tile` for generator `kind`, from a copy of its stream. */
-MF_HD static void plan_tile(const gen_ctx *g, gen_kind kind, const gen_rng *tile_rng, uint64_t tile, tile_plan *p)
+MF_HD static void plan_tile(const gen_ctx *g, const gen_prep *pp, gen_kind kind, const gen_rng *tile_rng,
+                            uint64_t tile, tile_plan *p)
 {
     gen_rng pr = *tile_rng;
     if (kind == GEN_MUTATE)
         return;
-    p->va = vfmt_of(g->in->fa);
-    p->vb = vfmt_of(g->in->fb);
-    p->vc = vfmt_of(g->in->fc);
+    p->va = &pp->va;
+    p->vb = &pp->vb;
+    p->vc = &pp->vc;
     switch (kind) {
 #define MF_GENERATOR(E, name, weight, needs_pool, help)                                                           \
     case GEN_##E: plan_##name(g, &pr, tile, p); break;
@@ -805,8 +871,16 @@ MF_HD static void run_parts(const gen_ctx *g, gen_kind kind, const tile_plan *p,
         sparse_rows(g, slot, tile_rng, i0, i1);
 }
 
-MF_HD void gen_run_part(const gen_ctx *g, gen_kind kind, const gen_rng *tile_rng, uint64_t tile, size_t slot,
-                        int phase, int part)
+MF_HD void gen_prepare(const gen_ctx *g, gen_prep *pp)
+{
+    pp->va = vfmt_of(g->in->fa);
+    pp->vb = vfmt_of(g->in->fb);
+    pp->vc = vfmt_of(g->in->fc);
+    pp->key = rng_hash_str(g->in->name);
+}
+
+MF_HD void gen_run_part_prep(const gen_ctx *g, const gen_prep *pp, gen_kind kind, const gen_rng *tile_rng,
+                             uint64_t tile, size_t slot, int phase, int part)
 {
     if (is_int_tile(g, kind)) {
         gen_int_part(g, slot, tile_rng, kind, phase, part);
@@ -817,8 +891,16 @@ MF_HD void gen_run_part(const gen_ctx *g, gen_kind kind, const gen_rng *tile_rng
     if (role == ROLE_NONE)
         return;
     tile_plan p;
-    plan_tile(g, kind, tile_rng, tile, &p);
+    plan_tile(g, pp, kind, tile_rng, tile, &p);
     run_parts(g, kind, &p, tile_rng, tile, slot, role, idx, idx + 1);
+}
+
+MF_HD void gen_run_part(const gen_ctx *g, gen_kind kind, const gen_rng *tile_rng, uint64_t tile, size_t slot,
+                        int phase, int part)
+{
+    gen_prep pp;
+    gen_prepare(g, &pp);
+    gen_run_part_prep(g, &pp, kind, tile_rng, tile, slot, phase, part);
 }
 
 MF_HD void gen_run(const gen_ctx *g, gen_kind kind, const gen_rng *r, uint64_t tile, size_t slot)
@@ -829,8 +911,10 @@ MF_HD void gen_run(const gen_ctx *g, gen_kind kind, const gen_rng *r, uint64_t t
     }
     /* the plan once, then every part of phase 0 (A rows, B columns), then of
      * phase 1 (C rows): what gen_run_part gives part by part */
+    gen_prep pp;
+    gen_prepare(g, &pp);
     tile_plan p;
-    plan_tile(g, kind, r, tile, &p);
+    plan_tile(g, &pp, kind, r, tile, &p);
     run_parts(g, kind, &p, r, tile, slot, ROLE_A, 0, g->m);
     run_parts(g, kind, &p, r, tile, slot, ROLE_B, 0, g->n);
     run_parts(g, kind, &p, r, tile, slot, ROLE_C, 0, g->m);

@@ -113,6 +113,28 @@ MF_HD gen_kind gen_tile(const gen_ctx *g, uint64_t tile, size_t slot);
 MF_HD gen_kind gen_pick(const gen_ctx *g, uint64_t tile, gen_rng *r);
 MF_HD void gen_run(const gen_ctx *g, gen_kind kind, const gen_rng *r, uint64_t tile, size_t slot);
 
+/* What the per-value code needs of one format (gen_prepare). */
+typedef struct gen_vfmt {
+    mf_format f;
+    rv_layout L;          /* a copy: the loops' stores cannot alias it */
+    size_t es;            /* bytes per element in the ABI arrays */
+    uint64_t pat[8];      /* TestFloat's significand patterns; 7: random bits */
+} gen_vfmt;
+
+/* What every tile of a batch shares, worked out once (gen_prepare) by
+ * callers that generate many tiles or parts of one gen_ctx (the GPU): the
+ * formats' constants and the hash of the instruction's name that seeds each
+ * tile's stream.  A plain value (no pointers): it may be copied to a device. */
+typedef struct gen_prep {
+    gen_vfmt va, vb, vc;  /* the formats of A, B, C */
+    uint64_t key;         /* rng_hash_str(in->name) */
+} gen_prep;
+
+/* Fill *pp from g (g->in and its name). */
+MF_HD void gen_prepare(const gen_ctx *g, gen_prep *pp);
+/* gen_pick with key = rng_hash_str(g->in->name) given (gen_prep.key): the same result. */
+MF_HD gen_kind gen_pick_keyed(const gen_ctx *g, uint64_t key, uint64_t tile, gen_rng *r);
+
 /* gen_run in independent parts, for many threads per tile (the GPU).  A
  * tile is generated in two phases:
  *   phase 0: parts 0 .. M+N-1: part p < M writes row p of A (and of SA),
@@ -133,6 +155,9 @@ MF_HD void gen_run(const gen_ctx *g, gen_kind kind, const gen_rng *r, uint64_t t
 MF_HD int gen_part_count(const gen_ctx *g, int phase);
 MF_HD void gen_run_part(const gen_ctx *g, gen_kind kind, const gen_rng *tile_rng, uint64_t tile, size_t slot,
                         int phase, int part);
+/* gen_run_part with the batch's gen_prep (gen_prepare of the same g) at hand: the same bytes. */
+MF_HD void gen_run_part_prep(const gen_ctx *g, const gen_prep *pp, gen_kind kind, const gen_rng *tile_rng,
+                             uint64_t tile, size_t slot, int phase, int part);
 
 /* Generate tiles first .. first+ntiles-1 of the campaign `seed` with the
  * default mix (no saved cases) into slots 0 .. ntiles-1: `record`, the

@@ -65,6 +65,7 @@ struct VParams {
     mfd::mf_instr in;      /* the instruction run (its NaN rule compares) */
     mfd::mf_instr model;   /* the row the model evaluates */
     mfd::gen_ctx g;        /* g.in: the device copy of in; buffers: the chunk's */
+    mfd::gen_prep prep;    /* gen_prepare of g (worked out on the host: formats' constants, the name's hash) */
     unsigned long long base, stride, first, ntiles;  /* chunk tile t is campaign tile base + stride * (first + t) */
     int m, n, k;
     int ea, eb, ec, ed;
@@ -90,7 +91,7 @@ __global__ void __launch_bounds__(256) vpick_kernel(const __grid_constant__ VPar
     const unsigned step = gridDim.x * blockDim.x;
     for (unsigned t = blockIdx.x * blockDim.x + threadIdx.x; t < (unsigned)p.ntiles; t += step) {
         mfd::gen_rng r;
-        mfd::gen_kind k = mfd::gen_pick(&p.g, p.base + p.stride * (p.first + t), &r);
+        mfd::gen_kind k = mfd::gen_pick_keyed(&p.g, p.prep.key, p.base + p.stride * (p.first + t), &r);
         kind[t] = (unsigned char)k;
         rng[t] = r.s;
         atomicAdd(&count[k], 1u);
@@ -115,13 +116,15 @@ __global__ void __launch_bounds__(256) vscatter_kernel(unsigned ntiles, const un
         perm[atomicAdd(&count[2 * mfd::GEN_COUNT + kind[t]], 1u)] = t;
 }
 
-/* One phase of generation (gen_run_part): thread q of the launch runs part
- * q % parts of the chunk's tile perm[q / parts], so that the threads of a warp
- * run parts of the same tile (or of tiles of the same generator) and write
- * neighbouring rows. */
+/* Parts lo .. lo+parts-1 of one phase of generation (gen_run_part_prep):
+ * thread q of the launch runs part lo + q % parts of the chunk's tile
+ * perm[q / parts], so that the threads of a warp run parts of the same tile
+ * (or of tiles of the same generator) and write neighbouring rows.  Phase 0
+ * is launched as its rows of A, then its columns of B (the parts are
+ * independent), so that a warp runs one role's code. */
 __global__ void __launch_bounds__(128) vpart_kernel(const __grid_constant__ VParams p, const unsigned char *kind,
                                                     const unsigned long long *rng, const unsigned *perm, int phase,
-                                                    unsigned parts)
+                                                    unsigned lo, unsigned parts)
 {
     /* a chunk's tiles times parts (at most M + N) stays below 2^32 (vgpu_chunk_tiles) */
     const unsigned total = (unsigned)p.ntiles * parts, step = gridDim.x * blockDim.x;
@@ -129,8 +132,8 @@ __global__ void __launch_bounds__(128) vpart_kernel(const __grid_constant__ VPar
         const unsigned t = perm[q / parts], part = q - (q / parts) * parts;
         mfd::gen_rng r;
         r.s = rng[t];
-        mfd::gen_run_part(&p.g, (mfd::gen_kind)kind[t], &r, p.base + p.stride * (p.first + t), (size_t)t, phase,
-                          (int)part);
+        mfd::gen_run_part_prep(&p.g, &p.prep, (mfd::gen_kind)kind[t], &r, p.base + p.stride * (p.first + t),
+                               (size_t)t, phase, (int)(lo + part));
     }
 }
 
@@ -225,8 +228,25 @@ __device__ __forceinline__ void vload_row(const unsigned char *p, uint64_t (&out
     }
 }
 
+/* Blocks of 256 threads per multiprocessor a fixed-shape kernel is compiled
+ * for: at most 65536 / (256 * blocks) registers per thread.  Two (128
+ * registers): with one block (8 warps, the 160-195 registers the k32 shapes
+ * took) the F16-emu kernel issued in 22% of cycles, its warps waiting mostly
+ * for instruction fetch (ncu, H100); 16 warps share the fetches, at the cost
+ * of spilling 40-300 bytes.  One for T-FDPA e5m2 x e5m2 K=32, which spills
+ * even with 255 registers (688 bytes at 128).  VFIXED_MINB=N overrides
+ * (measurements). */
+__host__ __device__ constexpr int vfixed_minb(int fam, int fa, int fb, int k)
+{
+#ifdef VFIXED_MINB
+    return (void)fam, (void)fa, (void)fb, (void)k, VFIXED_MINB;
+#else
+    return fam == VF_TFDPA && fa == mfd::MF_FMT_E5M2 && fb == mfd::MF_FMT_E5M2 && k == 32 ? 1 : 2;
+#endif
+}
+
 template <int FAM, int FA, int FB, int K, int L>
-__global__ void __launch_bounds__(256) vfixed_kernel(const __grid_constant__ VParams p)
+__global__ void __launch_bounds__(256, vfixed_minb(FAM, FA, FB, K)) vfixed_kernel(const __grid_constant__ VParams p)
 {
     /* compiled for sm_90 only, where it was measured: each shape costs a minute of ptxas per target, and the
      * host launches it only on a GPU of compute capability 9.0 (vfixed_for) */
@@ -237,7 +257,14 @@ __global__ void __launch_bounds__(256) vfixed_kernel(const __grid_constant__ VPa
     const unsigned step = gridDim.x * blockDim.x;
     const unsigned char *A = (const unsigned char *)p.g.A, *B = (const unsigned char *)p.g.B,
                         *C = (const unsigned char *)p.g.C, *D = p.D;
-    for (unsigned idx = blockIdx.x * blockDim.x + threadIdx.x; idx < total; idx += step) {
+    /* the block's warps start each case together (a barrier per case): the unrolled code is 20 000 to
+     * 100 000 bytes, and warps far apart in it each miss the instruction cache (ncu, H100: the k32 F16-emu
+     * kernel's warps waited on instruction fetch two thirds of the time); together, one fetch serves them */
+    for (unsigned base = blockIdx.x * blockDim.x; base < total; base += step) {
+        __syncthreads();
+        const unsigned idx = base + threadIdx.x;
+        if (idx >= total)
+            continue;
         const unsigned t = idx / mn, o = idx - t * mn;
         const unsigned i = o / (unsigned)p.n, j = o - i * (unsigned)p.n;
         uint64_t a[K], b[K];
@@ -252,6 +279,26 @@ __global__ void __launch_bounds__(256) vfixed_kernel(const __grid_constant__ VPa
         vcompare(p, t, i, j, d, mv);
     }
 #endif
+}
+
+/* The f64 FMA chains (MF_FMA_CHAIN, every format f64, no operand forms):
+ * what mf_eval computes for them (mf_eval_trace -> mf_eval_fma_chain ->
+ * mf_fma_chain_fixed with the row's K at run time: the loop, not unrolled),
+ * the operands read straight from the tile, whose f64 elements are the
+ * uint64_t words the model takes: no mf_case in local memory. */
+__global__ void __launch_bounds__(256) vfma_kernel(const __grid_constant__ VParams p)
+{
+    const unsigned mn = (unsigned)p.m * (unsigned)p.n, total = (unsigned)p.ntiles * mn;
+    const unsigned step = gridDim.x * blockDim.x;
+    const uint64_t *A = (const uint64_t *)p.g.A, *B = (const uint64_t *)p.g.B, *C = (const uint64_t *)p.g.C,
+                   *D = (const uint64_t *)p.D;
+    for (unsigned idx = blockIdx.x * blockDim.x + threadIdx.x; idx < total; idx += step) {
+        const unsigned t = idx / mn, o = idx - t * mn;
+        const unsigned i = o / (unsigned)p.n, j = o - i * (unsigned)p.n;
+        const uint64_t *a = A + ((size_t)t * p.m + i) * (size_t)p.k, *b = B + ((size_t)t * p.n + j) * (size_t)p.k;
+        const unsigned long long mv = mfd::mf_fma_chain_fixed(mfd::MF_FMT_F64, a, b, __ldg((const unsigned long long *)C + idx), p.k);
+        vcompare(p, t, i, j, __ldg((const unsigned long long *)D + idx), mv);
+    }
 }
 
 /* The shapes with a fixed-shape check: (family, A and B formats, K, chunk
@@ -285,6 +332,14 @@ void (*vfixed_for(const mf_instr *in, const mf_instr *model, int cc))(VParams)
         return NULL;
     int fam;
     mf_instr h = *model;
+    if (model->family == MF_FMA_CHAIN) {   /* the f64 chains: vfma_kernel */
+        const int f64 = model->fa == MF_FMT_F64 && model->fb == MF_FMT_F64 && model->fc == MF_FMT_F64 &&
+                        model->fd == MF_FMT_F64;
+        const int same = in->fa == model->fa && in->fb == model->fb && in->fc == model->fc &&
+                         in->fd == model->fd && in->k == model->k;
+        return f64 && same && !model->neg_a && !model->neg_b && !model->no_c && model->k <= MF_KMAX
+                   ? vfma_kernel : NULL;
+    }
     switch (model->family) {
     case MF_T_FDPA: fam = VF_TFDPA; break;
     case MF_F16_EMU:   /* the HMMA.16816 step of mf_eval_f16_emu */
@@ -547,6 +602,8 @@ cudaError_t vgpu_run(Vgpu *v, VgpuShared *sh, const VgpuKernel *kern, const char
     const void *chk_fn = fixed ? (const void *)fixed : (const void *)vcheck_kernel;
     int chk_grid = v->chk_grid;
     if (fixed) {
+        /* no shared memory: all of it as L1 (the spilled registers of the fixed-shape kernels) */
+        VCK(cudaFuncSetAttribute(chk_fn, cudaFuncAttributePreferredSharedMemoryCarveout, 0));
         int per = 0;
         VCK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per, chk_fn, 256, 0));
         chk_grid = v->sms * (per > 0 ? per : 1);
@@ -577,11 +634,18 @@ cudaError_t vgpu_run(Vgpu *v, VgpuShared *sh, const VgpuKernel *kern, const char
     memcpy(&p.g.mix, &rq->mix, sizeof p.g.mix);
     p.g.view = rq->nview ? v->d_view : NULL;
     p.g.nview = rq->nview;
-    ::gen_ctx hg;   /* the tile shape, for the parts of each generation phase */
+    ::gen_ctx hg;   /* the tile shape, for the parts of each generation phase; the batch's gen_prep */
     memset(&hg, 0, sizeof hg);
+    hg.in = rq->in;
     hg.m = sh->m;
     hg.n = sh->n;
     hg.k = sh->k;
+    {
+        ::gen_prep hp;
+        ::gen_prepare(&hg, &hp);
+        static_assert(sizeof hp == sizeof p.prep, "the device-code gen_prep is the host's");
+        memcpy(&p.prep, &hp, sizeof hp);
+    }
     const size_t mn = (size_t)sh->m * (size_t)sh->n;
     const size_t per_tile[4] = {(size_t)sh->m * sh->k * p.ea, (size_t)sh->n * sh->k * p.eb, mn * p.ec, mn * p.ed};
     std::atomic<unsigned long long> *next = reinterpret_cast<std::atomic<unsigned long long> *>(&sh->next);
@@ -627,7 +691,12 @@ cudaError_t vgpu_run(Vgpu *v, VgpuShared *sh, const VgpuKernel *kern, const char
         vscatter_kernel<<<v->pick_grid, 256, 0, s->stream>>>((unsigned)nt, s->kind, s->count, s->perm);
         for (int phase = 0; phase < 2; phase++) {
             const unsigned parts = (unsigned)::gen_part_count(&hg, phase);
-            vpart_kernel<<<v->run_grid, 128, 0, s->stream>>>(p, s->kind, s->rng, s->perm, phase, parts);
+            /* phase 0: rows of A (parts 0 .. M-1), then columns of B (M .. M+N-1) */
+            const unsigned split = phase == 0 && parts == (unsigned)(sh->m + sh->n) ? (unsigned)sh->m : parts;
+            vpart_kernel<<<v->run_grid, 128, 0, s->stream>>>(p, s->kind, s->rng, s->perm, phase, 0, split);
+            if (split < parts)
+                vpart_kernel<<<v->run_grid, 128, 0, s->stream>>>(p, s->kind, s->rng, s->perm, phase, split,
+                                                                 parts - split);
         }
         VCK(cudaGetLastError());
         mf_kargs ka = {s->buf[0], s->buf[1], s->buf[2], s->buf[3], nt, NULL};   /* no sparse rows here (SA) */

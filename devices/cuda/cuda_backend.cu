@@ -354,8 +354,8 @@ int cuda_can_verify(const mf_device *dev, const mf_instr *in, const char *varian
         w = "the GPU does not run this instruction";
     else if (in->n_scales || model->n_scales)
         w = "block-scaled rows are checked on the host";
-    else if (in->sparse || model->sparse)
-        w = "sparse (mma.sp) rows are checked on the host (the GPU check has no metadata yet)";
+    else if (in->sparse != model->sparse)
+        w = "the model row is not sparse as the instruction is";
     else if (model->fa != in->fa || model->fb != in->fb || model->fc != in->fc || model->fd != in->fd ||
              model->k != in->k)
         w = "the model row has other formats or K";

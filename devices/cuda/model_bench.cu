@@ -89,6 +89,8 @@ __global__ void __launch_bounds__(128) eval_kernel(const __grid_constant__ mfd::
         cs.sa[s] = mfd::mf_elem_get(es, SA, (t * row.m + i) * (size_t)S + s);
         cs.sb[s] = mfd::mf_elem_get(es, SB, (t * row.n + j) * (size_t)S + s);
     }
+    for (int q = 0; row.sparse && q < row.n_meta; q++)
+        cs.meta[q] = ((const uint8_t *)SA)[(t * row.m + i) * (size_t)row.n_meta + q];
     D[idx] = mfd::mf_eval(&row, &cs);
 }
 
@@ -141,7 +143,8 @@ static void tile_sizes(const ::mf_instr *in, size_t tiles, size_t *bytes)
     bytes[0] = tiles * m * k * mf_tile_elem_bytes(in->fa);
     bytes[1] = tiles * n * k * mf_tile_elem_bytes(in->fb);
     bytes[2] = tiles * m * n * mf_tile_elem_bytes(in->fc);
-    bytes[3] = S ? tiles * m * S * mf_tile_elem_bytes(in->fs) : 0;
+    /* SA: the block scales, or a sparse row's metadata (n_meta bytes per row of A, mmafuzz_model.h) */
+    bytes[3] = in->sparse ? tiles * m * in->n_meta : S ? tiles * m * S * mf_tile_elem_bytes(in->fs) : 0;
     bytes[4] = S ? tiles * n * S * mf_tile_elem_bytes(in->fs) : 0;
 }
 
@@ -362,7 +365,7 @@ static long check_gen_row(const ::mf_instr *in, size_t tiles, uint64_t seed)
             hc.A = h[0].data();
             hc.B = h[1].data();
             hc.C = h[2].data();
-            hc.SA = S ? h[3].data() : NULL;
+            hc.SA = S || in->sparse ? h[3].data() : NULL;
             hc.SB = S ? h[4].data() : NULL;
             {
                 const unsigned nth = std::max(1u, std::min(32u, std::thread::hardware_concurrency()));
@@ -447,6 +450,8 @@ static long check_eval_row(const ::mf_instr *in, size_t ncases, uint64_t seed)
             cs.sa[q] = mf_elem_get(mf_tile_elem_bytes(in->fs), h[3].data(), (t * in->m + i) * S + q);
             cs.sb[q] = mf_elem_get(mf_tile_elem_bytes(in->fs), h[4].data(), (t * in->n + j) * S + q);
         }
+        for (int q = 0; in->sparse && q < in->n_meta; q++)
+            cs.meta[q] = h[3][(t * in->m + i) * in->n_meta + q];
         const uint64_t want = ::mf_eval(in, &cs);
         if (d[idx] != want && reported++ < 3)
             FAIL("%s case %zu: GPU 0x%" PRIx64 ", host 0x%" PRIx64, in->name, idx, d[idx], want);

@@ -46,8 +46,8 @@ const int kSlots = 2;
 
 struct VSlot {
     cudaStream_t stream;
-    unsigned char *buf[4];  /* A, B, C, D of one chunk */
-    size_t cap[4];
+    unsigned char *buf[5];  /* A, B, C, D of one chunk, and a sparse row's metadata (the ABI's SA) */
+    size_t cap[5];
     /* grouping the chunk's tiles by generator: per tile its generator, its
      * stream after the draw, and the order of the tiles; per generator a
      * count, a start and a cursor */
@@ -168,6 +168,9 @@ __device__ __forceinline__ unsigned long long veval_general(const VParams &p, un
         cs.b[q] = vld(B, bc + q, p.eb);
     }
     cs.c = vld(C, ((size_t)t * p.m + i) * (size_t)p.n + j, p.ec);
+    if (p.model.sparse)   /* the row of A's metadata, n_meta bytes (the ABI's SA of a sparse row) */
+        for (int q = 0; q < p.model.n_meta; q++)
+            cs.meta[q] = ((const unsigned char *)p.g.SA)[((size_t)t * p.m + i) * (size_t)p.model.n_meta + q];
     return mfd::mf_eval(&p.model, &cs);
 }
 
@@ -328,7 +331,7 @@ const VFixedShape vfixed_shapes[] = {VFIXED_SHAPES(VFIXED_ENTRY)};
  * library's mf_t_fdpa_plan. */
 void (*vfixed_for(const mf_instr *in, const mf_instr *model, int cc))(VParams)
 {
-    if (cc != 90)
+    if (cc != 90 || in->sparse || model->sparse)   /* sparse rows: the general check reads the metadata */
         return NULL;
     int fam;
     mf_instr h = *model;
@@ -450,7 +453,7 @@ void vgpu_free(Vgpu *v)
     for (int s = 0; s < kSlots; s++) {
         if (v->slot[s].stream)
             cudaStreamSynchronize(v->slot[s].stream);
-        for (int q = 0; q < 4; q++)
+        for (int q = 0; q < 5; q++)
             if (v->slot[s].buf[q])
                 cudaFree(v->slot[s].buf[q]);
         void *grp[] = {v->slot[s].kind, v->slot[s].rng, v->slot[s].perm, v->slot[s].count};
@@ -647,7 +650,8 @@ cudaError_t vgpu_run(Vgpu *v, VgpuShared *sh, const VgpuKernel *kern, const char
         memcpy(&p.prep, &hp, sizeof hp);
     }
     const size_t mn = (size_t)sh->m * (size_t)sh->n;
-    const size_t per_tile[4] = {(size_t)sh->m * sh->k * p.ea, (size_t)sh->n * sh->k * p.eb, mn * p.ec, mn * p.ed};
+    const size_t per_tile[5] = {(size_t)sh->m * sh->k * p.ea, (size_t)sh->n * sh->k * p.eb, mn * p.ec, mn * p.ed,
+                                in->sparse ? (size_t)sh->m * in->n_meta : 0};
     std::atomic<unsigned long long> *next = reinterpret_cast<std::atomic<unsigned long long> *>(&sh->next);
     for (;;) {
         unsigned long long c = next->fetch_add(1);
@@ -658,8 +662,9 @@ cudaError_t vgpu_run(Vgpu *v, VgpuShared *sh, const VgpuKernel *kern, const char
         stage_add(v, s);
         unsigned long long lo = c * sh->chunk_tiles, nt = rq->ntiles - lo < sh->chunk_tiles ? rq->ntiles - lo
                                                                                             : sh->chunk_tiles;
-        for (int q = 0; q < 4; q++)
-            VCK(ensure(s, q, sh->chunk_tiles * per_tile[q] + 16));
+        for (int q = 0; q < 5; q++)
+            if (per_tile[q])
+                VCK(ensure(s, q, sh->chunk_tiles * per_tile[q] + 16));
         if (s->tiles_cap < sh->chunk_tiles) {
             void *bufs[] = {s->kind, s->rng, s->perm, s->count};
             for (void *b : bufs)
@@ -681,7 +686,9 @@ cudaError_t vgpu_run(Vgpu *v, VgpuShared *sh, const VgpuKernel *kern, const char
         p.g.A = s->buf[0];
         p.g.B = s->buf[1];
         p.g.C = s->buf[2];
-        p.g.SA = p.g.SB = NULL;  /* rows with scales are not verified here (mf_device_can_verify) */
+        /* rows with scales are not verified here (mf_device_can_verify); a sparse row's metadata is SA */
+        p.g.SA = in->sparse ? s->buf[4] : NULL;
+        p.g.SB = NULL;
         p.D = s->buf[3];
         if (v->stages)
             VCK(cudaEventRecord(s->ev[0], s->stream));
@@ -699,7 +706,7 @@ cudaError_t vgpu_run(Vgpu *v, VgpuShared *sh, const VgpuKernel *kern, const char
                                                                  parts - split);
         }
         VCK(cudaGetLastError());
-        mf_kargs ka = {s->buf[0], s->buf[1], s->buf[2], s->buf[3], nt, NULL};   /* no sparse rows here (SA) */
+        mf_kargs ka = {s->buf[0], s->buf[1], s->buf[2], s->buf[3], nt, in->sparse ? s->buf[4] : NULL};
         void *args[1] = {&ka};
         unsigned long long blocks = (nt + (unsigned long long)kern->k->tiles_per_block - 1) /
                                     (unsigned long long)kern->k->tiles_per_block;

@@ -36,7 +36,7 @@ if [ "$TEST" != refuse ] && ! "$EXE" devices --any cuda; then
     exit 77
 fi
 
-INSTR='hopper/mma.*'
+INSTR=${MMAFUZZ_VERIFY_INSTR:-'hopper/mma.*'}
 RUNS=${MMAFUZZ_VERIFY_RUNS:-20000000}
 mkdir -p nocorpus
 plain() {  # plain OUT VERIFY [flags]: the positive control on $DEVICE (cuda), every disagreement dumped

@@ -24,11 +24,11 @@ for q in $(awk '{print $1}' /tmp/fit_pairs.$$ | uniq -d); do
       [ "$x" = "$y" ] && continue
       out=$("$mmafuzz" fit "$x/$q" --start "$y" --device "model:$x" -runs "$runs" -tries "$tries" 2>&1)
       res=$(printf '%s\n' "$out" | sed -n 's/^result: \([a-z ]*\).*/\1/p' | sed 's/ *$//')
-      tab=$(printf '%s\n' "$out" | sed -n 's/^table row [^:]*: //p')
-      d=$(printf '%s\n' "$out" | sed -n "s/^diff against the table's [^:]*: //p")
+      tab=$(printf '%s\n' "$out" | sed -n 's/^table row [^ ]*: //p')
+      d=$(printf '%s\n' "$out" | sed -n "s/^diff against the table's [^ ]*: //p")
       if [ "$tab" = "recovered exactly" ]; then r=exact; n_exact=$((n_exact+1))
-      elif [ "$res" = "fitted" ] && [ "$tab" = "among the agreeing rows" ]; then r=equivalent; n_eq=$((n_eq+1))
-      elif [ "$res" = "underdetermined" ] && [ "$tab" = "among the agreeing rows" ]; then r=underdetermined; n_under=$((n_under+1))
+      elif [ "$res" = "fitted" ] && [ "${tab%% (*}" = "among the agreeing rows" ]; then r=equivalent; n_eq=$((n_eq+1))
+      elif [ "$res" = "underdetermined" ] && [ "${tab%% (*}" = "among the agreeing rows" ]; then r=underdetermined; n_under=$((n_under+1))
       else r=failed; n_fail=$((n_fail+1)); fi
       echo "| $q | $x | $y | $r | ${d:-} |"
     done

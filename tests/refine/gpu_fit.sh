@@ -19,8 +19,8 @@ for q in $("$exe" list "$arch/$pat" | awk '{print $1}' | sed "s|^$arch/||"); do
   out=$("$exe" fit "$arch/$q" --start "$start" --device "$dev" -runs "$runs" 2>&1)
   t2=$(date +%s.%N)
   res=$(printf '%s\n' "$out" | sed -n 's/^result: \([a-z ]*\).*/\1/p' | sed 's/ *$//')
-  tab=$(printf '%s\n' "$out" | sed -n 's/^table row [^:]*: //p')
-  d=$(printf '%s\n' "$out" | sed -n "s/^diff against the table's [^:]*: //p")
+  tab=$(printf '%s\n' "$out" | sed -n 's/^table row [^ ]*: //p')
+  d=$(printf '%s\n' "$out" | sed -n "s/^diff against the table's [^ ]*: //p")
   [ -n "$res" ] || res="error: $(printf '%s' "$out" | tail -1)"
   echo "| $q | $start | $res; $tab | $d | $(awk -v a="$t1" -v b="$t2" 'BEGIN { printf "%.1f", b - a }') |"
 done

@@ -386,6 +386,23 @@ MF_HD static inline void mf_sparse_canon(const mf_instr *in, mf_case *cs)
             cs->a[q] = 0;
 }
 
+/* For producers of cases that know no metadata (fit's random and mutated
+ * cases): each illegal nibble of sparse row `in` becomes the row's first
+ * legal one (PTX ISA: 0x4, indices 0 and 1), and every pruned position of a
+ * +0.  (Dense: nothing.) */
+MF_HD static inline void mf_sparse_legalize(const mf_instr *in, mf_case *cs)
+{
+    if (!in->sparse)
+        return;
+    unsigned first = 0;
+    while (first < 15 && !mf_sparse_meta_ok(in, first))
+        first++;
+    for (int q = 0; q < in->n_meta; q++)
+        if (!mf_sparse_meta_ok(in, cs->meta[q]))
+            cs->meta[q] = (uint8_t)first;
+    mf_sparse_canon(in, cs);
+}
+
 /* Check a case of sparse row `in`: every nibble legal, every pruned position
  * of a zero (+0).  @return 0, or -1 with the reason in *why.  (Dense: 0.) */
 MF_HD static inline int mf_sparse_check(const mf_instr *in, const mf_case *cs, const char **why)

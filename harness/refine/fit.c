@@ -315,6 +315,7 @@ int rf_separate(const rf_row *x, const rf_row *y, const rf_cases *seeds, uint64_
         } else {
             rf_random_case(in, rng, &cs);
         }
+        mf_sparse_legalize(in, &cs);   /* a mutation may land on a pruned position */
         uint64_t dx = rf_row_eval(x, &cs) & mask, dy = rf_row_eval(y, &cs) & mask;
         if (evals)
             *evals += 2;

@@ -711,6 +711,7 @@ void rf_random_case(const mf_instr *in, uint64_t *s, mf_case *cs)
             cs->sb[i] = rv_make(MF_FMT_E4M3, 0, -e, sm64(s) & 7);
         }
     }
+    mf_sparse_legalize(in, cs);   /* a sparse row: legal metadata, +0 where pruned */
 }
 
 /* ------------------------------------------------------------ def lines */

@@ -113,9 +113,9 @@ static void make_saved(const mf_instr *in)
     }
 }
 
-/* The case at (seed, index) of instruction `in` when the mix is generator g
- * alone: its hash. */
-static uint64_t case_at(const mf_instr *in, gen_kind g, uint64_t seed, uint64_t index, tilebuf *t)
+/* The context of generator g alone on instruction `in`, the saved cases of
+ * view[] as its pool, tile slot 0 in t. */
+static gen_ctx one_generator(const mf_instr *in, gen_kind g, uint64_t seed, tilebuf *t)
 {
     gen_ctx c;
     memset(&c, 0, sizeof c);
@@ -125,7 +125,6 @@ static uint64_t case_at(const mf_instr *in, gen_kind g, uint64_t seed, uint64_t 
     c.k = in->k;
     c.seed = seed;
     c.mix.w[g] = 1;
-    make_saved(in);
     c.view = view;
     c.nview = gen_table[g].needs_pool ? 3 : 0;
     c.A = t->A;
@@ -133,6 +132,15 @@ static uint64_t case_at(const mf_instr *in, gen_kind g, uint64_t seed, uint64_t 
     c.C = t->C;
     c.SA = t->SA;
     c.SB = t->SB;
+    return c;
+}
+
+/* The case at (seed, index) of instruction `in` when the mix is generator g
+ * alone: its hash. */
+static uint64_t case_at(const mf_instr *in, gen_kind g, uint64_t seed, uint64_t index, tilebuf *t)
+{
+    make_saved(in);
+    gen_ctx c = one_generator(in, g, seed, t);
     uint64_t per = (uint64_t)in->m * in->n, tile = index / per;
     gen_kind used = gen_tile(&c, tile, 0);
     CHECK(used == g, "%s: generator %s asked, %s used", in->name, gen_table[g].name, gen_name(used));
@@ -161,21 +169,7 @@ static void test_sparse_tiles_legal(tilebuf *t)
         make_saved(dense);   /* a dense row's cases: metadata 0 (illegal), a non-zero everywhere */
         long bad = 0;
         for (int g = 0; g < GEN_COUNT; g++) {
-            gen_ctx c;
-            memset(&c, 0, sizeof c);
-            c.in = in;
-            c.m = in->m;
-            c.n = in->n;
-            c.k = in->k;
-            c.seed = 7;
-            c.mix.w[g] = 1;
-            c.view = view;
-            c.nview = gen_table[g].needs_pool ? 3 : 0;
-            c.A = t->A;
-            c.B = t->B;
-            c.C = t->C;
-            c.SA = t->SA;
-            c.SB = t->SB;
+            gen_ctx c = one_generator(in, (gen_kind)g, 7, t);
             for (uint64_t tile = 0; tile < 64; tile++) {
                 gen_tile(&c, tile, 0);
                 for (int i = 0; i < in->m; i++) {

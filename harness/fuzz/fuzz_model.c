@@ -87,7 +87,9 @@ static int permuted(const mf_instr *in, const mf_case *cs, mf_case *out)
     case MF_INT_DOT: unit = in->k; break; /* an exact integer sum: any order */
     default: return 0;
     }
-    if (unit < 2 || unit > in->k)
+    /* sparse rows: a position's being kept is its group's metadata, and L counts kept products, not
+     * positions; moving values between positions would move them between kept and pruned */
+    if (in->sparse || unit < 2 || unit > in->k)
         return 0;
     *out = *cs;
     for (int k0 = 0; k0 + unit <= in->k; k0 += unit) {

@@ -591,7 +591,13 @@ static run_err handle_mismatches(const run_opts *o, run_instr *ri, batch *b, sto
                     out.kind == MZ_REPEATS ? "" : " (not minimized)");
         }
     }
-    for (size_t q = 0; q < nadd; q++)
+    /* --dump-disagreements keeps the starting pool, as a campaign does: the
+     * tiles are then a function of (seed, tile, corpus) alone, and the dumps
+     * of --verify gpu and --verify host compare.  Otherwise the cases filed
+     * here, which depend on how the path groups its candidates (the first
+     * REC_PER_CHUNK of each host chunk, the first GPU_RECS of a GPU call),
+     * would change later tiles of every row sharing the pool. */
+    for (size_t q = 0; q < nadd && !o->dump; q++)
         pool_add(pl, b->in, &adds[q]);
     free(adds);
     free(all);

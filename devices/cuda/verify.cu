@@ -68,7 +68,6 @@ struct VParams {
     mfd::gen_prep prep;    /* gen_prepare of g (worked out on the host: formats' constants, the name's hash) */
     unsigned long long base, stride, first, ntiles;  /* chunk tile t is campaign tile base + stride * (first + t) */
     int m, n, k;
-    int mn_log2, n_log2;   /* log2 of M*N and of N when they are powers of two (every NVIDIA shape), else -1 */
     int ea, eb, ec, ed;
     const unsigned char *D;  /* the chunk's outputs, as the wrapper wrote them */
     mf_verify_hit *hits;
@@ -138,27 +137,6 @@ __global__ void __launch_bounds__(128) vpart_kernel(const __grid_constant__ VPar
     }
 }
 
-/* Case idx of the chunk as (tile t, row i, column j): shifts where M*N and N
- * are powers of two (a uniform branch), else divisions; a 32-bit division by
- * a value known only at run time costs the fixed-shape check about 50
- * instructions a case. */
-__device__ __forceinline__ void vcase_of(const VParams &p, unsigned idx, unsigned *t, unsigned *i, unsigned *j)
-{
-    const unsigned mn = (unsigned)p.m * (unsigned)p.n;
-    unsigned o;
-    if (p.mn_log2 >= 0 && p.n_log2 >= 0) {
-        *t = idx >> p.mn_log2;
-        o = idx & (mn - 1);
-        *i = o >> p.n_log2;
-        *j = o & ((unsigned)p.n - 1);
-        return;
-    }
-    *t = idx / mn;
-    o = idx - *t * mn;
-    *i = o / (unsigned)p.n;
-    *j = o - *i * (unsigned)p.n;
-}
-
 /* Compare one case's output d with the model's mv under the instruction's
  * NaN rule; a disagreement takes a slot of the hit buffer. */
 __device__ __forceinline__ void vcompare(const VParams &p, unsigned t, unsigned i, unsigned j, unsigned long long d,
@@ -202,8 +180,8 @@ __global__ void __launch_bounds__(256) vcheck_kernel(const __grid_constant__ VPa
     const unsigned mn = (unsigned)p.m * (unsigned)p.n, total = (unsigned)p.ntiles * mn;
     const unsigned step = gridDim.x * blockDim.x;
     for (unsigned idx = blockIdx.x * blockDim.x + threadIdx.x; idx < total; idx += step) {
-        unsigned t, i, j;
-        vcase_of(p, idx, &t, &i, &j);
+        const unsigned t = idx / mn, o = idx - t * mn;
+        const unsigned i = o / (unsigned)p.n, j = o - i * (unsigned)p.n;
         const unsigned long long d = vld(p.D, idx, p.ed);
         vcompare(p, t, i, j, d, veval_general(p, t, i, j));
     }
@@ -290,8 +268,8 @@ __global__ void __launch_bounds__(256, vfixed_minb(FAM, FA, FB, K)) vfixed_kerne
         const unsigned idx = base + threadIdx.x;
         if (idx >= total)
             continue;
-        unsigned t, i, j;
-        vcase_of(p, idx, &t, &i, &j);
+        const unsigned t = idx / mn, o = idx - t * mn;
+        const unsigned i = o / (unsigned)p.n, j = o - i * (unsigned)p.n;
         uint64_t a[K], b[K];
         vload_row<EA, K>(A + ((size_t)t * p.m + i) * (size_t)(K * EA), a);
         vload_row<EB, K>(B + ((size_t)t * p.n + j) * (size_t)(K * EB), b);
@@ -318,8 +296,8 @@ __global__ void __launch_bounds__(256) vfma_kernel(const __grid_constant__ VPara
     const uint64_t *A = (const uint64_t *)p.g.A, *B = (const uint64_t *)p.g.B, *C = (const uint64_t *)p.g.C,
                    *D = (const uint64_t *)p.D;
     for (unsigned idx = blockIdx.x * blockDim.x + threadIdx.x; idx < total; idx += step) {
-        unsigned t, i, j;
-        vcase_of(p, idx, &t, &i, &j);
+        const unsigned t = idx / mn, o = idx - t * mn;
+        const unsigned i = o / (unsigned)p.n, j = o - i * (unsigned)p.n;
         const uint64_t *a = A + ((size_t)t * p.m + i) * (size_t)p.k, *b = B + ((size_t)t * p.n + j) * (size_t)p.k;
         const unsigned long long mv = mfd::mf_fma_chain_fixed(mfd::MF_FMT_F64, a, b, __ldg((const unsigned long long *)C + idx), p.k);
         vcompare(p, t, i, j, __ldg((const unsigned long long *)D + idx), mv);
@@ -641,13 +619,6 @@ cudaError_t vgpu_run(Vgpu *v, VgpuShared *sh, const VgpuKernel *kern, const char
     p.m = sh->m;
     p.n = sh->n;
     p.k = sh->k;
-    p.mn_log2 = p.n_log2 = -1;
-    for (int b = 0; b < 31; b++) {
-        if ((1u << b) == (unsigned)sh->m * (unsigned)sh->n)
-            p.mn_log2 = b;
-        if ((1u << b) == (unsigned)sh->n)
-            p.n_log2 = b;
-    }
     p.ea = (int)mf_abi_elem_bytes(in->fa);
     p.eb = (int)mf_abi_elem_bytes(in->fb);
     p.ec = (int)mf_abi_elem_bytes(in->fc);

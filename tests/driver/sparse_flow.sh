@@ -28,47 +28,20 @@ OTHER=ampere/mma.sp.m16n8k32.f32.f16.f16.f32
 fail=0
 bad() { echo "FAIL: $*"; fail=1; }
 
-command -v xxhsum >/dev/null || { echo "FAIL: xxhsum (Debian package xxhash) is needed to check the hashes"; exit 1; }
-rm -rf "$WORK"
-mkdir -p "$WORK"
-OUT=$WORK/out
-"$EXE" run --instr "$INSTR" --device model:ampere -runs "$RUNS" -seed 1 -jobs 2 -per_bucket 1000000 --out "$OUT" \
-    >"$WORK/run1.out" 2>"$WORK/run1.err"
-rc=$?
-[ $rc -eq 1 ] || bad "run: exit $rc, expected 1 (mismatches found)"
-mapfile -t files < <(find "$OUT" -name '*.vec' | sort)
-[ ${#files[@]} -gt 0 ] || bad "the run filed no mismatch"
-echo "run: ${#files[@]} files"
-
-model_d() { "$EXE" eval "$1" $2 | sed -n 's/^d=\([0-9a-f]*\).*/\1/p'; }
+. "$(dirname "$0")/flow_lib.sh"
+flow_run run
 
 for f in "${files[@]}"; do
-    name=$(basename "$f" .vec)
-    line=$(grep -m1 '^c=' "$f")
-    fields=$(echo "$line" | tr ' ' '\n' | grep -E '^(c|a|b|meta)=' | tr '\n' ' ' | sed 's/ $//')
+    flow_case "$f" 'c|a|b|meta'   # the name (the hash, meta= included), d= and model= (flow_lib.sh)
     meta=$(echo "$line" | tr ' ' '\n' | sed -n 's/^meta=//p')
     [ ${#meta} -eq 8 ] || bad "$f: meta='$meta', expected 8 hex digits"
-    h=$(printf 'mmafuzz-case 1\n%s\n%s\n' "$INSTR" "$fields" | xxhsum -H2 | cut -d' ' -f1)
-    [ "$h" = "$name" ] || bad "$f: xxhsum -H2 gives $h"
-    d=$(echo "$line" | tr ' ' '\n' | sed -n 's/^d=//p')
-    m=$(echo "$line" | tr ' ' '\n' | sed -n 's/^model=//p')
-    ed=$(model_d "$OTHER" "$fields")
-    em=$(model_d "$INSTR" "$fields")
-    [ "$ed" = "$d" ] || bad "$f: d=$d but the ampere row gives $ed"
-    [ "$em" = "$m" ] || bad "$f: model=$m but the hopper row gives $em"
-    [ "$ed" != "$em" ] || bad "$f: the rows agree on the minimized case"
     # an illegal nibble: 5 = indices (1, 1)
     badf=$(echo "$fields" | sed 's/meta=\([0-9a-f]\)/meta=5/')
     "$EXE" eval "$INSTR" $badf >/dev/null 2>&1
     [ $? -eq 2 ] || bad "$f: eval accepted the illegal metadata of: $badf"
 done
 
-"$EXE" replay "$OUT" --device model:ampere >"$WORK/replay.out" 2>"$WORK/replay.err"
-rc=$?
-[ $rc -eq 1 ] || bad "replay: exit $rc, expected 1"
-want=$((2 * ${#files[@]}))
-got=$(grep -c ' still-mismatching: ' "$WORK/replay.out")
-[ "$got" -eq "$want" ] || bad "replay: $got cases still mismatching, expected $want"
+flow_replay
 grep -q 'hashes to' "$WORK/replay.err" && bad "replay: a file's name is not the hash of its first case"
 
 if [ $fail -ne 0 ]; then

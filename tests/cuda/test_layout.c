@@ -415,12 +415,14 @@ int main(void)
     mf_variant_parse(r2, "n256,a_reg", &v);
     mf_ptx_text(r2, &v, buf, sizeof buf);
     EXPECT(!strcmp(buf, "wgmma.mma_async.sync.aligned.m64n256k32.f16.e4m3.e5m2"), "PTX text '%s'", buf);
-    /* integer and b1 rows: PTX text from the PTX ISA syntax (the b1 rows' k is
-     * K/32 words; the text keeps the PTX K), SASS as ptxas 13.0 writes it for
-     * sm_90a (cuobjdump --dump-sass of a test kernel per form) */
+    /* rows whose PTX text and SASS are known by hand, one table: the integer
+     * and b1 rows (PTX text from the PTX ISA syntax; the b1 rows' k is K/32
+     * words, the text keeps the PTX K; SASS as ptxas 13.0 writes it for
+     * sm_90a, cuobjdump --dump-sass of a test kernel per form), then the
+     * sparse ones */
     static const struct {
         const char *row, *variant, *ptx, *sass;
-    } ints[] = {
+    } known[] = {
         {"hopper/mma.m16n8k32.satfinite.s32.s8.u8.s32", "", "mma.sync.aligned.m16n8k32.row.col.satfinite.s32.s8.u8.s32",
          "IMMA.16832.S8.U8.SAT"},
         {"hopper/mma.m8n8k16.s32.u8.s8.s32", "", "mma.sync.aligned.m8n8k16.row.col.s32.u8.s8.s32", "IMMA.8816.U8.S8"},
@@ -435,24 +437,8 @@ int main(void)
          "IGMMA.64x8x32.S8.U8.SAT"},
         {"hopper/wgmma.m64n8k256.s32.b1.b1.and.popc", "n256", "wgmma.mma_async.sync.aligned.m64n256k256.s32.b1.b1.and.popc",
          "BGMMA.64x256x256.AND.POPC"},
-    };
-    for (size_t q = 0; q < sizeof ints / sizeof ints[0]; q++) {
-        const mf_instr *ri = mf_instr_find(ints[q].row);
-        EXPECT(ri != NULL, "%s: no such row", ints[q].row);
-        if (!ri)
-            continue;
-        char sass[96];
-        EXPECT(!mf_variant_parse(ri, ints[q].variant, &v) && !mf_ptx_text(ri, &v, buf, sizeof buf) &&
-                   !strcmp(buf, ints[q].ptx),
-               "%s: PTX text '%s', expected '%s'", ints[q].row, buf, ints[q].ptx);
-        EXPECT(!mf_sass_expect(ri, &v, sass, sizeof sass) && !strcmp(sass, ints[q].sass), "%s: SASS '%s', expected '%s'",
-               ints[q].row, sass, ints[q].sass);
-    }
-    /* sparse rows: PTX text from the PTX ISA syntax, SASS as ptxas 13.0
-     * writes it for sm_80 and sm_90a (cuobjdump --dump-sass of a test kernel) */
-    static const struct {
-        const char *row, *variant, *ptx, *sass;
-    } sps[] = {
+        /* sparse rows: PTX text from the PTX ISA syntax, SASS as ptxas 13.0
+         * writes it for sm_80 and sm_90a (cuobjdump --dump-sass of a test kernel) */
         {"hopper/mma.sp.m16n8k16.f32.f16.f16.f32", "sel3", "mma.sp.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32",
          "HMMA.SP.16816.F32"},
         {"hopper/mma.sp::ordered_metadata.m16n8k32.f32.bf16.bf16.f32", "sel1",
@@ -462,14 +448,17 @@ int main(void)
         {"hopper/mma.sp.m16n8k32.f16.f16.f16.f16", "", "mma.sp.sync.aligned.m16n8k32.row.col.f16.f16.f16.f16",
          "HMMA.SP.16832.F16"},
     };
-    for (size_t q = 0; q < sizeof sps / sizeof sps[0]; q++) {
-        const mf_instr *ri = mf_instr_find(sps[q].row);
+    for (size_t q = 0; q < sizeof known / sizeof known[0]; q++) {
+        const mf_instr *ri = mf_instr_find(known[q].row);
+        EXPECT(ri != NULL, "%s: no such row", known[q].row);
+        if (!ri)
+            continue;
         char sass[96];
-        EXPECT(ri && !mf_variant_parse(ri, sps[q].variant, &v) && !mf_ptx_text(ri, &v, buf, sizeof buf) &&
-                   !strcmp(buf, sps[q].ptx),
-               "%s: PTX text '%s', expected '%s'", sps[q].row, buf, sps[q].ptx);
-        EXPECT(ri && !mf_sass_expect(ri, &v, sass, sizeof sass) && !strcmp(sass, sps[q].sass),
-               "%s: SASS '%s', expected '%s'", sps[q].row, sass, sps[q].sass);
+        EXPECT(!mf_variant_parse(ri, known[q].variant, &v) && !mf_ptx_text(ri, &v, buf, sizeof buf) &&
+                   !strcmp(buf, known[q].ptx),
+               "%s: PTX text '%s', expected '%s'", known[q].row, buf, known[q].ptx);
+        EXPECT(!mf_sass_expect(ri, &v, sass, sizeof sass) && !strcmp(sass, known[q].sass), "%s: SASS '%s', expected '%s'",
+               known[q].row, sass, known[q].sass);
     }
     /* the selector the SASS shows (cuobjdump of ptxas 13.0 output): the
      * variant's, except plain .sp f16 on sm_100a/sm_120a (metadata moved by

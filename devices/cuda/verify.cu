@@ -58,6 +58,16 @@ struct VSlot {
     size_t tiles_cap;
     cudaEvent_t ev[4];      /* MMAFUZZ_VERIFY_STAGES: before generation, instruction, check, after */
     int timed;              /* a timed chunk is in flight on this slot */
+    int row;                /* its row of the stage table (Vgpu.st_row) */
+    unsigned long long cases;  /* its cases */
+};
+
+/* MMAFUZZ_VERIFY_STAGES=1: each stage's time per instruction row, summed over its chunks */
+const int kStageRows = 64;
+struct VStageRow {
+    const mf_instr *in;
+    double ms[3];
+    unsigned long long cases;
 };
 
 /* Everything the generation and check kernels read, passed by value. */
@@ -395,6 +405,8 @@ struct Vgpu {
     int stages;
     double stage_ms[3];
     unsigned long long stage_chunks;
+    VStageRow st_row[kStageRows];   /* per row (the first kStageRows rows timed; the totals count all) */
+    int st_rows;
 };
 
 #define VCK(call)                                                                                                 \
@@ -431,9 +443,14 @@ static void stage_add(Vgpu *v, VSlot *s)
         return;
     for (int q = 0; q < 3; q++) {
         float ms = 0;
-        if (cudaEventElapsedTime(&ms, s->ev[q], s->ev[q + 1]) == cudaSuccess)
+        if (cudaEventElapsedTime(&ms, s->ev[q], s->ev[q + 1]) == cudaSuccess) {
             v->stage_ms[q] += ms;
+            if (s->row >= 0)
+                v->st_row[s->row].ms[q] += ms;
+        }
     }
+    if (s->row >= 0)
+        v->st_row[s->row].cases += s->cases;
     v->stage_chunks++;
     s->timed = 0;
 }
@@ -449,6 +466,14 @@ void vgpu_free(Vgpu *v)
                         "(%.0f%%), model and comparison %.1f ms (%.0f%%)\n", v->ordinal, v->stage_chunks,
                 v->stage_ms[0], 100 * v->stage_ms[0] / all, v->stage_ms[1], 100 * v->stage_ms[1] / all,
                 v->stage_ms[2], 100 * v->stage_ms[2] / all);
+        /* per row: picoseconds of GPU time per case in each stage (chunks of the two streams overlap, so the
+         * sum is above the wall time per case; the shares are what to compare) */
+        for (int r = 0; r < v->st_rows; r++) {
+            const VStageRow *w = &v->st_row[r];
+            const double c = w->cases ? (double)w->cases : 1.0, ps = 1e9 / c;
+            fprintf(stderr, "cuda:%d stage ps/case %-52s generation %7.1f instruction %6.1f check %7.1f (%llu cases)\n",
+                    v->ordinal, w->in->name, w->ms[0] * ps, w->ms[1] * ps, w->ms[2] * ps, w->cases);
+        }
     }
     for (int s = 0; s < kSlots; s++) {
         if (v->slot[s].stream)
@@ -689,8 +714,18 @@ cudaError_t vgpu_run(Vgpu *v, VgpuShared *sh, const VgpuKernel *kern, const char
         p.g.SA = in->sparse ? s->buf[4] : NULL;
         p.g.SB = NULL;
         p.D = s->buf[3];
-        if (v->stages)
+        if (v->stages) {
+            s->row = -1;
+            for (int r = 0; r < v->st_rows && s->row < 0; r++)
+                if (v->st_row[r].in == in)
+                    s->row = r;
+            if (s->row < 0 && v->st_rows < kStageRows) {
+                s->row = v->st_rows++;
+                v->st_row[s->row].in = in;
+            }
+            s->cases = nt * mn;
             VCK(cudaEventRecord(s->ev[0], s->stream));
+        }
         VCK(cudaMemsetAsync(s->count, 0, mfd::GEN_COUNT * sizeof *s->count, s->stream));
         vpick_kernel<<<v->pick_grid, 256, 0, s->stream>>>(p, s->kind, s->rng, s->count);
         vscan_kernel<<<1, 1, 0, s->stream>>>(s->count);

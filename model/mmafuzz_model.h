@@ -289,11 +289,13 @@ typedef struct mf_instr {
                               (measured on an H100, README Findings) */
     uint8_t no_c_neg_zero; /* with no_c, the refuted alternative instead: no term for c, and
                               -0 when every product is -0 (kept for test_gpu forms to count) */
-    /* Sparse rows (mma.sp): A is 2:4 sparse along K (tf32: 1:2).  k is the
-     * logical K; a case holds the logical dense row of A (zeros at the
-     * pruned positions) and one metadata nibble per group (mf_case.meta). */
+    /* Sparse rows (mma.sp): A is 2:4 sparse along K (tf32: 1:2; s4/u4: 4:8
+     * by pairs).  k is the logical K; a case holds the logical dense row of A
+     * (zeros at the pruned positions) and one metadata nibble per group
+     * (mf_case.meta). */
     uint8_t sparse;        /* mf_sparse */
-    uint8_t sp_group;      /* logical K positions one metadata nibble covers: 4, tf32 2 */
+    uint8_t sp_group;      /* logical K positions one metadata nibble covers: 4, tf32 2,
+                              s4/u4 8 (each index names a pair of elements) */
     uint8_t n_meta;        /* metadata nibbles per row of A: k / sp_group */
     uint8_t sp_model;      /* mf_sp_model; 0 in the table */
     int16_t sp_L;          /* chunk length over logical K positions (alternatives b, c):
@@ -317,7 +319,7 @@ int mf_glob_match(const char *pattern, const char *name);
 
 /* ------------------------------------------------------------------ cases */
 
-#define MF_KMAX 64   /* largest K of any instruction */
+#define MF_KMAX 128  /* largest K of any instruction (the logical K of sparse s4/u4 m16n8k128) */
 #define MF_SMAX 4    /* largest number of scale blocks per row */
 #define MF_MMAX (MF_KMAX / 2) /* largest number of metadata nibbles per row (sparse rows) */
 
@@ -332,15 +334,17 @@ typedef struct mf_case {
     uint64_t sb[MF_SMAX];
     /* sparse rows only (mf_instr.sparse): the metadata of the row of A, one
      * PTX nibble per group of sp_group logical K positions, group 0 first:
-     * bits 0-1 the first index, bits 2-3 the second (positions of 16-bit
-     * halves in the group of 4: for tf32 0x4 keeps the pair's first element,
-     * 0xE its second).  Dense rows never read it. */
+     * bits 0-1 the first index, bits 2-3 the second (positions in the group
+     * of 4; for tf32 0x4 keeps the pair's first element, 0xE its second; for
+     * s4/u4 each index names a pair of the group of 8: index i keeps
+     * elements 2i and 2i+1).  Dense rows never read it. */
     uint8_t meta[MF_MMAX];
 } mf_case;
 
 /* @return 1 if nibble v is legal metadata for sparse row `in` (PTX ISA
  * "Sparse matrix storage": two distinct indices; increasing for
- * ::ordered_metadata; tf32 only 0x4 and 0xE). */
+ * ::ordered_metadata; tf32 only 0x4 and 0xE; s4/u4 as 2:4, the indices
+ * naming pairs). */
 MF_HD static inline int mf_sparse_meta_ok(const mf_instr *in, unsigned v)
 {
     unsigned i0 = v & 3, i1 = (v >> 2) & 3;
@@ -351,13 +355,25 @@ MF_HD static inline int mf_sparse_meta_ok(const mf_instr *in, unsigned v)
     return i0 != i1 && (in->sparse != MF_SP_ORDERED || i0 < i1);
 }
 
+#define MF_SP_KEPT_MAX 4 /* kept positions of one group, at most (s4/u4: two pairs) */
+
 /* The logical K positions nibble v of group g keeps, in metadata order:
- * pos[0], pos[1] (2:4), or pos[0] alone (tf32).  @return how many (1 or 2). */
-MF_HD static inline int mf_sparse_group_kept(const mf_instr *in, int g, unsigned v, int pos[2])
+ * pos[0], pos[1] (2:4), pos[0] alone (tf32), or the pair of the first index
+ * then the pair of the second (s4/u4: pos[0..3]).  @return how many (1, 2
+ * or 4). */
+MF_HD static inline int mf_sparse_group_kept(const mf_instr *in, int g, unsigned v, int pos[MF_SP_KEPT_MAX])
 {
     if (in->sp_group == 2) {
         pos[0] = 2 * g + (int)((v & 3) >> 1);
         return 1;
+    }
+    if (in->sp_group == 8) {
+        int p0 = 8 * g + 2 * (int)(v & 3), p1 = 8 * g + 2 * (int)((v >> 2) & 3);
+        pos[0] = p0;
+        pos[1] = p0 + 1;
+        pos[2] = p1;
+        pos[3] = p1 + 1;
+        return 4;
     }
     pos[0] = 4 * g + (int)(v & 3);
     pos[1] = 4 * g + (int)((v >> 2) & 3);
@@ -367,7 +383,7 @@ MF_HD static inline int mf_sparse_group_kept(const mf_instr *in, int g, unsigned
 /* 1 if logical position q of row `in` is kept by the metadata of cs. */
 MF_HD static inline int mf_sparse_is_kept(const mf_instr *in, const mf_case *cs, int q)
 {
-    int pos[2], g = q / in->sp_group;
+    int pos[MF_SP_KEPT_MAX], g = q / in->sp_group;
     int n = mf_sparse_group_kept(in, g, cs->meta[g], pos);
     for (int i = 0; i < n; i++)
         if (pos[i] == q)

@@ -122,7 +122,8 @@ template <class W> __device__ __forceinline__ void mf_mma_sp_tiles(const mf_karg
             const mf_frag_layout LA = W::LA();
             mf_frag_pos(&LA, 0, lane, e, &row, &pc);
             int col = mf_sp_logical_col(W::SP_GROUP, Mt + row * W::N_META, pc);
-            unsigned long long v = mf_ld_elem<W::EA>(At + (size_t)(row * W::K + col) * W::EA);
+            constexpr unsigned long long vmask = W::VA >= 64 ? ~0ull : ((1ull << W::VA) - 1);   /* s4/u4: 4 bits */
+            unsigned long long v = mf_ld_elem<W::EA>(At + (size_t)(row * W::K + col) * W::EA) & vmask;
             a[e / per] |= (typename W::reg_t)(v << (W::VA * (e % per)));
         }
         unsigned int meta = 0;

@@ -20,7 +20,7 @@ const char *const mf_sp_variants[] = {"sel1", "sel2", "sel3", NULL};
 
 int mf_sp_sel_ok(const mf_instr *in, int sel)
 {
-    return in->sparse && sel >= 0 && sel < (in->n_meta == 4 ? 4 : 2);
+    return in->sparse && sel >= 0 && sel < 16 / in->n_meta;   /* 4, 8, 16 nibbles a row: 4, 2, 1 selectors */
 }
 
 /* The operand forms of wgmma, each a variant of its own with N = 8 and A from
@@ -70,9 +70,13 @@ mf_ptx_kind mf_ptx_kind_of(const mf_instr *in, const char **why)
         return MF_PTX_NONE;
     }
     if (in->sparse) {
-        /* mma.sp, row.col, m16n8: f16/bf16 k16/k32, tf32 k8/k16 (PTX ISA "mma.sp") */
-        int ok = in->m == 16 && in->n == 8 && in->fa == in->fb &&
-                 ((is_16bit(in->fa) && (in->k == 16 || in->k == 32)) || (in->fa == MF_FMT_TF32 && (in->k == 8 || in->k == 16)));
+        /* mma.sp, row.col, m16n8: f16/bf16 k16/k32, tf32 k8/k16, s8/u8 k32/k64,
+         * s4/u4 k64/k128 (PTX ISA "mma.sp") */
+        int ok = in->m == 16 && in->n == 8 &&
+                 ((in->fa == in->fb && is_16bit(in->fa) && (in->k == 16 || in->k == 32)) ||
+                  (in->fa == in->fb && in->fa == MF_FMT_TF32 && (in->k == 8 || in->k == 16)) ||
+                  (is_int8(in->fa) && is_int8(in->fb) && (in->k == 32 || in->k == 64)) ||
+                  (is_int4(in->fa) && is_int4(in->fb) && (in->k == 64 || in->k == 128)));
         if (!ok) {
             *why = "no wrapper for these sparse formats yet";
             return MF_PTX_NONE;
@@ -216,18 +220,22 @@ static mf_frag_layout b_frag(mf_format f, int k)
         return lay(0, 1, 2, 0, k == 8 ? 1 : k == 16 ? 2 : 3, rs, NULL);
     }
     if (is_int4(f)) {
-        /* .s4/.u4 k32/k64: row = tig*8 + (e&7) (+32 for e>=8); col = groupID */
-        static const int rs4[4] = {1, 2, 4, 32};
-        return lay(0, 1, 8, 0, k == 32 ? 3 : 4, rs4, NULL);
+        /* .s4/.u4 k32/k64: row = tig*8 + (e&7) (+32 for e>=8); col = groupID;
+         * k128 (sparse m16n8k128, PTX ISA figures "rows 0-31" ... "96-127"):
+         * also +64 for e>=16 */
+        static const int rs4[5] = {1, 2, 4, 32, 64};
+        return lay(0, 1, 8, 0, k == 32 ? 3 : k == 64 ? 4 : 5, rs4, NULL);
     }
     if (f == MF_FMT_B1) {
         /* .b1 k128/k256 in words: word row = tig (+4 for e=1); col = groupID */
         static const int rs1[1] = {4};
         return lay(0, 1, 1, 0, k == 4 ? 0 : 1, rs1, NULL);
     }
-    /* 8-bit: row = tig*4 + (e&3) (+16 for e>=4); col = groupID */
-    static const int rs[3] = {1, 2, 16};
-    return lay(0, 1, 4, 0, k == 16 ? 2 : 3, rs, NULL);
+    /* 8-bit: row = tig*4 + (e&3) (+16 for e>=4); col = groupID; k64 (sparse
+     * m16n8k64 s8/u8, PTX ISA figures "rows 0-15" ... "48-63", one register
+     * each): also +32 for e>=8 */
+    static const int rs[4] = {1, 2, 16, 32};
+    return lay(0, 1, 4, 0, k == 16 ? 2 : k == 32 ? 3 : 4, rs, NULL);
 }
 
 /* A and B fragments of the m8n8 integer shapes (PTX ISA "Matrix Fragments for
@@ -284,12 +292,18 @@ int mf_wrap_shape_of(const mf_instr *in, const mf_variant *v, mf_wrap_shape *out
         }
         return 0;
     case MF_PTX_MMA_SP:
-        /* PTX ISA "Matrix fragments for sparse mma.m16n8k16/k32" (f16/bf16) and
-         * "mma.m16n8k8/k16" (tf32): A is the packed M x K/2 matrix in the
-         * layout of the dense A of K/2 (f16 k16: as m16n8k8; k32: as m16n8k16;
-         * tf32 k8: a0 (groupID, tig), a1 (groupID+8, tig); k16: as m16n8k8);
-         * B the dense B of the logical K (f16 k32: row = tig*2 + (e&1) +
-         * 8*(e>>1); tf32 k16: row = tig + 4*e); C/D as m16n8 */
+        /* PTX ISA "Matrix fragments for sparse mma.m16n8k16/k32" (f16/bf16),
+         * "mma.m16n8k8/k16" (tf32), "mma.m16n8k32/k64 with .u8/.s8" and
+         * "mma.m16n8k64/k128 with .u4/.s4": A is the packed M x K/2 matrix in
+         * the layout of the dense A of K/2 (f16 k16: as m16n8k8; k32: as
+         * m16n8k16; tf32 k8: a0 (groupID, tig), a1 (groupID+8, tig); k16: as
+         * m16n8k8; s8 k32: as m16n8k16 s8, the thread's packed columns tig*4..+3
+         * being its "4 non-zero out of 8 consecutive" logical ones tig*8..+7;
+         * s8 k64: as m16n8k32 s8; s4 k64: as m16n8k32 s4; s4 k128: as m16n8k64
+         * s4); B the dense B of the logical K (f16 k32: row = tig*2 + (e&1) +
+         * 8*(e>>1); tf32 k16: row = tig + 4*e; s8 k32 and s4 k64: the dense
+         * m16n8k32 s8 and m16n8k64 s4 B; s8 k64 and s4 k128: one more step,
+         * b_frag); C/D as m16n8 */
         if (!mf_sp_sel_ok(in, v->sel))
             return -1;
         out->threads = 32;
@@ -405,7 +419,23 @@ int mf_sass_expect(const mf_instr *in, const mf_variant *v, char *buf, size_t le
         /* ptxas 13.0 (sm_80, sm_90a): one HMMA.SP of the logical shape, the
          * selector an immediate operand: "HMMA.SP.16832.F32.BF16",
          * "HMMA.SP.1688.F32.TF32", "HMMA.SP.16816.F16" (.sp and
-         * ::ordered_metadata alike) */
+         * ::ordered_metadata alike).  Integer rows: s8/u8 one
+         * IMMA.SP.168<K>.<A>8.<B>8[.SAT] on every target; s4/u4 native on
+         * sm_80/sm_89 (IMMA.SP.168<K>.<A>4.<B>4[.SAT]), elsewhere (sm_90a,
+         * sm_100a, sm_120a) two IMMA.SP.168<K/2>.<A>8.<B>8 on int8 unpacked
+         * from the nibbles, from zero, then integer adds of c (and a clamp by
+         * SEL for .satfinite, none on sm_120a: devices/cuda/NOTES.md) */
+        if (mf_format_is_int(in->fa)) {
+            int k4 = is_int4(in->fa), native4 = in->arch == MF_ARCH_AMPERE || in->arch == MF_ARCH_ADA;
+            int sat = (in->x & MF_INT_SATFINITE) != 0;
+            const char *sa = mf_format_get(in->fa)->has_sign ? "S" : "U", *sb = mf_format_get(in->fb)->has_sign ? "S" : "U";
+            if (k4 && !native4)
+                n = snprintf(buf, len, "IMMA.SP.168%d.%s8.%s8", in->k / 2, sa, sb);
+            else
+                n = snprintf(buf, len, "IMMA.SP.168%d.%s%d.%s%d%s", in->k, sa, k4 ? 4 : 8, sb, k4 ? 4 : 8,
+                             sat ? ".SAT" : "");
+            break;
+        }
         const char *t = sass_type(in->fa);
         n = snprintf(buf, len, "HMMA.SP.168%d.%s%s%s", in->k, acc, *t ? "." : "", t);
         break;
@@ -434,9 +464,12 @@ int mf_sass_sp_selector(const mf_instr *in, const mf_variant *v, char *buf, size
     int n;
     if (mf_ptx_kind_of(in, NULL) != MF_PTX_MMA_SP)
         n = snprintf(buf, len, "-");
-    else if (in->sparse == MF_SP && in->fa == MF_FMT_F16 &&
-             (in->arch == MF_ARCH_BLACKWELL || in->arch == MF_ARCH_RTX_BLACKWELL))
-        n = snprintf(buf, len, "sel=0x0,SHFL");   /* ptxas moves the metadata itself (layout.h) */
+    else if ((in->arch == MF_ARCH_BLACKWELL || in->arch == MF_ARCH_RTX_BLACKWELL) &&
+             ((in->sparse == MF_SP && (in->fa == MF_FMT_F16 || mf_format_is_int(in->fa))) || is_int4(in->fa)))
+        /* ptxas moves the metadata itself (layout.h): plain .sp f16 and every
+         * integer .sp; s4/u4 ::ordered_metadata too (its two IMMA.SP on
+         * unpacked int8 take the metadata from SHFL) */
+        n = snprintf(buf, len, "sel=0x0,SHFL");
     else
         n = snprintf(buf, len, "sel=0x%x", v->sel);
     return n > 0 && (size_t)n < len ? 0 : -1;

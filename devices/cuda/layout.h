@@ -68,11 +68,16 @@ typedef enum mf_ptx_kind {
  * mma"): the metadata register.  Each thread holds 32 bits: the nibbles of
  * row groupID in bits 0-15 and of row groupID+8 in bits 16-31, four nibbles
  * (groups of the row, in K order) each.  A row of n_meta nibbles (4 for
- * m16n8k16 f16/bf16 and m16n8k8 tf32, 8 for m16n8k32 and m16n8k16 tf32)
- * needs n_meta/4 threads of each quad; the sparsity selector `sel` picks
- * them: threads tig = sel*(n_meta/4) .. sel*(n_meta/4) + n_meta/4 - 1, the
- * first holding groups 0-3, the second 4-7 (for m16n8k32: "threads T0/T1"
- * with selector 0, T2/T3 with 1).  Position of nibble `grp` of `row`: */
+ * m16n8k16 f16/bf16 and m16n8k8 tf32, 8 for m16n8k32, m16n8k16 tf32,
+ * m16n8k32 s8/u8 and m16n8k64 s4/u4, 16 for m16n8k64 s8/u8 and m16n8k128
+ * s4/u4) needs n_meta/4 threads of each quad; the sparsity selector `sel`
+ * picks them: threads tig = sel*(n_meta/4) .. sel*(n_meta/4) + n_meta/4 - 1,
+ * the first holding groups 0-3, the second 4-7, ... (for m16n8k32: "threads
+ * T0/T1" with selector 0, T2/T3 with 1; 16 nibbles: all four threads,
+ * selector 0, the PTX figures' "columns 0-31 / 32-63" of s8 m16n8k64 being
+ * T0/T1 and T2/T3).  The integer rows' metadata layout is read from the PTX
+ * text and figure titles and the f16 rows' measured one; `test_gpu layout`
+ * probes it on hardware.  Position of nibble `grp` of `row`: */
 #if defined(__CUDACC__)
 __host__ __device__
 #endif
@@ -86,7 +91,9 @@ static inline void mf_sp_meta_pos(int n_meta, int sel, int row, int grp, int *la
 /* The logical K position of packed column pc of a row of A whose metadata
  * nibbles are meta[] (PTX ISA "Sparse matrix storage": packed element i of a
  * group is the one its i-th index names; tf32: one element per pair, the
- * pair's first for 0x4, second for 0xE; sp_group = 4 or 2). */
+ * pair's first for 0x4, second for 0xE; s4/u4: four packed elements per
+ * group of 8, the pair the first index names then the pair of the second;
+ * sp_group = 4, 2 or 8). */
 #if defined(__CUDACC__)
 __host__ __device__
 #endif
@@ -94,6 +101,10 @@ static inline int mf_sp_logical_col(int sp_group, const unsigned char *meta, int
 {
     if (sp_group == 2)
         return 2 * pc + (int)((meta[pc] & 3) >> 1);
+    if (sp_group == 8) {
+        int g = pc >> 2, j = pc & 3;
+        return 8 * g + 2 * (int)((meta[g] >> (2 * (j >> 1))) & 3) + (j & 1);
+    }
     int g = pc >> 1, i = pc & 1;
     return 4 * g + (int)((meta[g] >> (2 * i)) & 3);
 }
@@ -118,7 +129,7 @@ typedef struct mf_wrap_shape {
     mf_frag_layout a, b, cd; /* b unused for wgmma (B always from shared memory); mma.sp:
                                 a over the packed A (M x K/2), b over the logical K */
     int n_meta;              /* mma.sp: metadata nibbles per row of A (mf_sp_meta_pos); else 0 */
-    int sp_group;            /* mma.sp: K positions per nibble (4, tf32 2) */
+    int sp_group;            /* mma.sp: K positions per nibble (4, tf32 2, s4/u4 8) */
     int sel;                 /* mma.sp: the sparsity selector */
 } mf_wrap_shape;
 
@@ -128,7 +139,8 @@ typedef struct mf_wrap_shape {
 extern const char *const mf_sp_variants[];
 /* @return 1 if sparse row `in` takes selector `sel`: 0..3 where a row's
  * metadata needs one thread per quad (m16n8k16 f16/bf16, m16n8k8 tf32), 0..1
- * where it needs two (m16n8k32, m16n8k16 tf32). */
+ * where it needs two (m16n8k32, m16n8k16 tf32, m16n8k64 s4/u4), 0 where it
+ * needs all four (m16n8k64 s8/u8, m16n8k128 s4/u4). */
 int mf_sp_sel_ok(const mf_instr *in, int sel);
 
 /* The PTX form of row `in`, or MF_PTX_NONE with a reason in *why. */
@@ -181,7 +193,9 @@ int mf_sass_expect(const mf_instr *in, const mf_variant *v, char *buf, size_t le
  * ::ordered_metadata) into SHFL.IDX / PRMT / SEL on the metadata and the
  * packed A, then HMMA.SP with selector 0, whatever the selector
  * (cuobjdump of the wrappers; the advisory it prints for `.sp` speaks of
- * reduced performance on such architectures).  "-" for other rows.
+ * reduced performance on such architectures); likewise every integer `.sp`
+ * there, and s4/u4 `::ordered_metadata` (two IMMA.SP on unpacked int8).
+ * "-" for other rows.
  * @return 0, or -1 if buf is too small. */
 int mf_sass_sp_selector(const mf_instr *in, const mf_variant *v, char *buf, size_t len);
 

@@ -22,7 +22,10 @@
  *             tiles and on two directed sets: +Inf in B at one K position of
  *             every column ("pruned Inf": where a row prunes it, only the
  *             dense-logical alternative sees 0 * Inf), and rows of 1 and +-1/2
- *             ulp products ("chunks": one fused sum vs chunked roundings).
+ *             ulp products ("chunks": one fused sum vs chunked roundings);
+ *             integer rows: instead of the two directed sets, "extremes" (every
+ *             kept a and every b of largest magnitude, c near INT32_MAX or
+ *             INT32_MIN: wrap and .satfinite clamp).
  *             (layout and vs-model run every selector of a sparse row too.)
  *   variants  wgmma only: the same cases through N=8 and N=256, A from shared
  *             memory and from registers; all four outputs compared bit for bit.
@@ -115,12 +118,33 @@ static uint64_t int_probe_bits(mf_format f, int kk)
  *     2^(q/4) at every kept q  =>  D[i][j] = A[i][(j+s)%K] if row i keeps
  *     it, else +0;
  *   probe 2K (C probe): A = B = 0, C distinct  =>  D = C. */
+/* The probe values of the sparse one-hot probes at K position kk, read back in
+ * output column j: floating point (1 + (kk%4)/4) * 2^(kk/4); integer rows
+ * kk % 127 + 1 (s8/u8: distinct over K <= 64), s4/u4 one base-7 digit of kk
+ * per column, + 1 (columns 0-2, 3-5, 6-7 repeat the three digits: the 8
+ * columns together tell the 128 positions apart). */
+static uint64_t sp_probe_bits(mf_format f, int kk, int j)
+{
+    static const int pow7[3] = {1, 7, 49};
+    if (!mf_format_is_int(f))
+        return probe_bits(f, kk % 4, kk / 4);
+    if (f == MF_FMT_S4 || f == MF_FMT_U4)
+        return (uint64_t)(kk / pow7[j % 3] % 7 + 1);
+    return (uint64_t)(kk % 127 + 1);
+}
+/* The output the probe gives (s32 for integer rows: the same small number). */
+static uint64_t sp_probe_out(const mf_instr *in, mf_format f, int kk, int j)
+{
+    return mf_format_is_int(in->fd) ? sp_probe_bits(f, kk, j) : probe_bits(in->fd, kk % 4, kk / 4);
+}
+
 static int layout_sp_one(mf_device *dev, const mf_instr *in, const char *variant)
 {
     int m, n, k;
     char err[512];
     mf_device_tile_shape(dev, in, variant, &m, &n, &k);
-    const int nm = in->n_meta, G = in->sp_group, per = G == 2 ? 1 : 2;
+    const int nm = in->n_meta, G = in->sp_group, per = G == 2 ? 1 : G == 8 ? 4 : 2;
+    const int isint = mf_format_is_int(in->fa);
     int nt = 2 * k + 1;
     size_t ea = mf_abi_elem_bytes(in->fa), eb = mf_abi_elem_bytes(in->fb), ec = mf_abi_elem_bytes(in->fc),
            ed = mf_abi_elem_bytes(in->fd);
@@ -134,33 +158,34 @@ static int layout_sp_one(mf_device *dev, const mf_instr *in, const char *variant
             mf_case cs;
             for (int g = 0; g < nm; g++)
                 cs.meta[g] = SA[((size_t)t * m + i) * nm + g] = (uint8_t)gen_sparse_nibble(in, &r);
-            int s = t % k, pos[2];
+            int s = t % k, pos[MF_SP_KEPT_MAX];
             if (t < k) {   /* A probe */
                 int g = (i + s) % nm, slot = (s / nm) % per;
                 mf_sparse_group_kept(in, g, cs.meta[g], pos);
                 int p = pos[slot];
-                mf_abi_set(in->fa, A, ((size_t)t * m + i) * k + p, probe_bits(in->fa, 0, 0));
+                mf_abi_set(in->fa, A, ((size_t)t * m + i) * k + p, isint ? int_one(in->fa) : probe_bits(in->fa, 0, 0));
                 for (int j = 0; j < n; j++)
-                    X[((size_t)t * m + i) * n + j] = probe_bits(in->fd, p % 4, p / 4);
+                    X[((size_t)t * m + i) * n + j] = sp_probe_out(in, in->fb, p, j);
             } else if (t < 2 * k) {   /* B probe */
                 for (int q = 0; q < k; q++)
                     if (mf_sparse_is_kept(in, &cs, q))
-                        mf_abi_set(in->fa, A, ((size_t)t * m + i) * k + q, probe_bits(in->fa, q % 4, q / 4));
+                        mf_abi_set(in->fa, A, ((size_t)t * m + i) * k + q, sp_probe_bits(in->fa, q, 0));
                 for (int j = 0; j < n; j++) {
                     int kj = (j + s) % k;
-                    X[((size_t)t * m + i) * n + j] = mf_sparse_is_kept(in, &cs, kj) ? probe_bits(in->fd, kj % 4, kj / 4) : 0;
+                    X[((size_t)t * m + i) * n + j] = mf_sparse_is_kept(in, &cs, kj) ? sp_probe_out(in, in->fa, kj, 0) : 0;
                 }
             }
         }
         for (int j = 0; j < n && t < 2 * k; j++)
             for (int kk = 0; kk < k; kk++)
                 mf_abi_set(in->fb, B, ((size_t)t * n + j) * k + kk,
-                           t < k ? probe_bits(in->fb, kk % 4, kk / 4)
-                                 : kk == (j + t % k) % k ? probe_bits(in->fb, 0, 0) : 0);
+                           t < k ? sp_probe_bits(in->fb, kk, j)
+                                 : kk == (j + t % k) % k ? (isint ? int_one(in->fb) : probe_bits(in->fb, 0, 0)) : 0);
     }
     size_t tc = (size_t)2 * k;
     for (int idx = 0; idx < m * n; idx++) {
-        uint64_t c = in->fc == MF_FMT_F16 ? 0x0400u + (uint64_t)idx : 0x3F800000u + ((uint64_t)idx << 10);
+        uint64_t c = isint ? (uint64_t)(1000 + idx)
+                     : in->fc == MF_FMT_F16 ? 0x0400u + (uint64_t)idx : 0x3F800000u + ((uint64_t)idx << 10);
         mf_abi_set(in->fc, C, tc * m * n + idx, c);
         X[tc * m * n + idx] = c;
     }
@@ -680,8 +705,43 @@ static int sparse_one(mf_device *dev, const mf_instr *in, const opts *o, FILE *m
     int bad = 0;
     gen_fill_tiles(in, M, N, K, (uint64_t)o->seed, 0, T, A, B, C, SA, NULL);
     bad += sparse_pass(dev, in, "generated", T, A, B, C, SA, mis);
-    /* pruned Inf: +Inf in B at one K position per tile (every column) */
     gen_rng r = rng_derive((uint64_t)o->seed, rng_hash_str(in->name), 99);
+    if (mf_format_is_int(in->fa)) {
+        /* integer rows: "extremes": every kept a and every b the format's value
+         * of largest magnitude (s8 -128, u8 255, s4 -8, u4 15; pruned a 0), c
+         * within 2^16 of INT32_MAX or INT32_MIN, each half the time: the kept
+         * products' sum (all of one sign, |sum| up to 32 * 255 * 128 < 2^20)
+         * wraps or (.satfinite) clamps whenever c is near the end it moves
+         * toward, also through sm_90a's two IMMA of s4/u4 */
+        const uint64_t xa = mf_format_get(in->fa)->has_sign ? UINT64_C(1) << (mf_format_get(in->fa)->bits - 1)
+                                                            : (UINT64_C(1) << mf_format_get(in->fa)->bits) - 1;
+        const uint64_t xb = mf_format_get(in->fb)->has_sign ? UINT64_C(1) << (mf_format_get(in->fb)->bits - 1)
+                                                            : (UINT64_C(1) << mf_format_get(in->fb)->bits) - 1;
+        for (size_t t = 0; t < T; t++) {
+            for (int j = 0; j < N; j++)
+                for (int kk = 0; kk < K; kk++)
+                    mf_abi_set(in->fb, B, (t * N + j) * K + kk, xb);
+            for (int i = 0; i < M; i++) {
+                mf_case cs;
+                for (int g = 0; g < in->n_meta; g++)
+                    cs.meta[g] = SA[(t * M + i) * in->n_meta + g];
+                for (int kk = 0; kk < K; kk++)
+                    mf_abi_set(in->fa, A, (t * M + i) * K + kk, mf_sparse_is_kept(in, &cs, kk) ? xa : 0);
+                for (int j = 0; j < N; j++) {
+                    uint32_t off = rng_below(&r, 1u << 16);
+                    uint64_t c = rng_below(&r, 2) ? (uint64_t)(0x7FFFFFFFu - off) : (uint64_t)(0x80000000u + off);
+                    mf_abi_set(in->fc, C, (t * M + i) * N + j, c);
+                }
+            }
+        }
+        bad += sparse_pass(dev, in, "extremes", T, A, B, C, SA, mis);
+        free(A);
+        free(B);
+        free(C);
+        free(SA);
+        return bad;
+    }
+    /* pruned Inf: +Inf in B at one K position per tile (every column) */
     const uint64_t inf = in->fb == MF_FMT_F16 ? 0x7c00 : in->fb == MF_FMT_BF16 ? 0x7f80 : 0x7f800000;
     for (size_t t = 0; t < T; t++) {
         int kk = (int)rng_below(&r, (uint32_t)K);

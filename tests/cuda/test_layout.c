@@ -214,7 +214,20 @@ static void check_smem(int rows, int kbytes)
 static void ptx_sp_a(const mf_instr *in, int lane, int i, int *row, int *col)
 {
     int g = lane >> 2, t = lane & 3;
-    if (in->fa == MF_FMT_TF32 && in->k == 8) {        /* a0, a1: rows g, g+8; col t */
+    if (in->fa == MF_FMT_S8 || in->fa == MF_FMT_U8) {
+        /* "Matrix fragments for sparse mma.m16n8k32 / k64 with .u8/.s8": row g
+         * for a0..a3 (and a8..a11), else g+8; the thread's "four non-zero out
+         * of 8 consecutive" logical columns 8t..8t+7 (+32 for i >= 8) are the
+         * packed columns 4t..4t+3 (+16) */
+        *row = (i & 4) ? g + 8 : g;
+        *col = 4 * t + (i & 3) + (i >= 8 ? 16 : 0);
+    } else if (in->fa == MF_FMT_S4 || in->fa == MF_FMT_U4) {
+        /* "... sparse mma.m16n8k64 / k128 with .u4/.s4": row g for a0..a7 (and
+         * a16..a23), else g+8; "eight non-zero out of 16 consecutive" logical
+         * columns 16t..16t+15 (+64 for i >= 16): packed 8t..8t+7 (+32) */
+        *row = (i & 8) ? g + 8 : g;
+        *col = 8 * t + (i & 7) + (i >= 16 ? 32 : 0);
+    } else if (in->fa == MF_FMT_TF32 && in->k == 8) {        /* a0, a1: rows g, g+8; col t */
         *row = g + 8 * i;
         *col = t;
     } else if (in->fa == MF_FMT_TF32) {               /* k16: row g (a0, a2), g+8 (a1, a3); col t, t+4 */
@@ -233,7 +246,11 @@ static void ptx_sp_b(const mf_instr *in, int lane, int i, int *row, int *col)
 {
     int g = lane >> 2, t = lane & 3;
     *col = g;
-    if (in->fb == MF_FMT_TF32)
+    if (in->fb == MF_FMT_S8 || in->fb == MF_FMT_U8)   /* dense m16n8k32 B; k64: a register per 16 rows */
+        *row = 4 * t + (i & 3) + 16 * (i >> 2);
+    else if (in->fb == MF_FMT_S4 || in->fb == MF_FMT_U4)   /* dense m16n8k64 B; k128: a register per 32 rows */
+        *row = 8 * t + (i & 7) + 32 * (i >> 3);
+    else if (in->fb == MF_FMT_TF32)
         *row = t + 4 * i;                              /* b0.. : rows t, t+4, t+8, t+12 */
     else
         *row = 2 * t + (i & 1) + 8 * (i >> 1);         /* b0..: rows 2t + (i&1), +8 per register */
@@ -247,8 +264,11 @@ static void ptx_sp_meta(int n_meta, int sel, int r, int grp, int *lane, int *bit
     int g = r % 8;
     if (n_meta == 4)   /* one thread per quad: tig = selector */
         *lane = 4 * g + sel;
-    else               /* two: tig = 2*selector (groups 0-3), 2*selector + 1 (groups 4-7) */
+    else if (n_meta == 8)   /* two: tig = 2*selector (groups 0-3), 2*selector + 1 (groups 4-7) */
         *lane = 4 * g + 2 * sel + (grp >= 4);
+    else               /* 16 (s8 m16n8k64, s4 m16n8k128): all four, selector 0; the figures' "columns 0-31"
+                          (s4: 0-63) are T0/T1, the second half T2/T3 */
+        *lane = 4 * g + grp / 4;
     *bit = (r < 8 ? 0 : 16) + 4 * (grp % 4);
 }
 
@@ -259,15 +279,16 @@ static int check_sparse(const mf_instr *in)
         const char *vn = sel ? mf_sp_variants[sel - 1] : "";
         mf_variant var;
         mf_wrap_shape s;
-        int legal = sel < (in->n_meta == 4 ? 4 : 2);   /* PTX: 0..3 or 0..1 */
+        int legal = sel < (in->n_meta == 4 ? 4 : in->n_meta == 8 ? 2 : 1);   /* PTX: 0..3, 0..1 or 0 */
         int ok = !mf_variant_parse(in, vn, &var) && !mf_wrap_shape_of(in, &var, &s);
         EXPECT(ok == legal, "%s: selector %d %s", in->name, sel, ok ? "accepted" : "refused");
         if (!ok)
             continue;
-        EXPECT(s.sel == sel && s.n_meta == in->k / (in->fa == MF_FMT_TF32 ? 2 : 4), "%s [%s]: sel %d n_meta %d",
-               in->name, vn, s.sel, s.n_meta);
+        int G = in->fa == MF_FMT_TF32 ? 2 : (in->fa == MF_FMT_S4 || in->fa == MF_FMT_U4) ? 8 : 4;
+        EXPECT(s.sel == sel && s.n_meta == in->k / G && s.sp_group == G, "%s [%s]: sel %d n_meta %d", in->name, vn,
+               s.sel, s.n_meta);
         /* A packed, B, C/D: bijections that agree with the formulas above */
-        int ka = in->k / 2, hitA[16 * 32] = {0}, hitB[32 * 8] = {0};
+        int ka = in->k / 2, hitA[16 * 64] = {0}, hitB[128 * 8] = {0};
         for (int lane = 0; lane < 32; lane++) {
             for (int e = 0; e < (1 << s.a.nbits); e++) {
                 int r, c, er, ec;
@@ -323,6 +344,13 @@ static int check_sparse(const mf_instr *in)
                mf_sp_logical_col(4, m24, 3) == 7,
            "packed -> logical columns, 2:4");
     EXPECT(mf_sp_logical_col(2, mtf, 0) == 0 && mf_sp_logical_col(2, mtf, 1) == 3, "packed -> logical columns, tf32");
+    /* s4/u4 (4:8 by pairs): nibble 0xd keeps pairs 1 and 3 of group 0 (elements
+     * 2, 3, 6, 7), 0x2 pairs 2 and 0 of group 1 (elements 12, 13, 8, 9) */
+    static const unsigned char m48[2] = {0xd, 0x2};
+    static const int want48[8] = {2, 3, 6, 7, 12, 13, 8, 9};
+    for (int pc = 0; pc < 8; pc++)
+        EXPECT(mf_sp_logical_col(8, m48, pc) == want48[pc], "packed -> logical columns, 4:8 pairs: %d -> %d, expected %d",
+               pc, mf_sp_logical_col(8, m48, pc), want48[pc]);
     return checked;
 }
 
@@ -461,6 +489,20 @@ int main(void)
          "HMMA.SP.1688.F32.TF32"},
         {"hopper/mma.sp.m16n8k32.f16.f16.f16.f16", "", "mma.sp.sync.aligned.m16n8k32.row.col.f16.f16.f16.f16",
          "HMMA.SP.16832.F16"},
+        /* integer: s8/u8 native everywhere; s4/u4 native on sm_80/sm_89, on
+         * sm_90a two IMMA.SP of half the K on unpacked int8 (no .SAT: SEL) */
+        {"hopper/mma.sp.m16n8k32.satfinite.s32.u8.s8.s32", "sel1",
+         "mma.sp.sync.aligned.m16n8k32.row.col.satfinite.s32.u8.s8.s32", "IMMA.SP.16832.U8.S8.SAT"},
+        {"hopper/mma.sp::ordered_metadata.m16n8k64.s32.s8.s8.s32", "",
+         "mma.sp::ordered_metadata.sync.aligned.m16n8k64.row.col.s32.s8.s8.s32", "IMMA.SP.16864.S8.S8"},
+        {"hopper/mma.sp.m16n8k64.satfinite.s32.u4.s4.s32", "sel1",
+         "mma.sp.sync.aligned.m16n8k64.row.col.satfinite.s32.u4.s4.s32", "IMMA.SP.16832.U8.S8"},
+        {"hopper/mma.sp.m16n8k128.s32.s4.u4.s32", "", "mma.sp.sync.aligned.m16n8k128.row.col.s32.s4.u4.s32",
+         "IMMA.SP.16864.S8.U8"},
+        {"ampere/mma.sp.m16n8k128.satfinite.s32.u4.s4.s32", "",
+         "mma.sp.sync.aligned.m16n8k128.row.col.satfinite.s32.u4.s4.s32", "IMMA.SP.168128.U4.S4.SAT"},
+        {"ada/mma.sp::ordered_metadata.m16n8k64.s32.s4.s4.s32", "sel1",
+         "mma.sp::ordered_metadata.sync.aligned.m16n8k64.row.col.s32.s4.s4.s32", "IMMA.SP.16864.S4.S4"},
     };
     for (size_t q = 0; q < sizeof sps / sizeof sps[0]; q++) {
         const mf_instr *ri = mf_instr_find(sps[q].row);
@@ -483,6 +525,15 @@ int main(void)
         {"blackwell/mma.sp::ordered_metadata.m16n8k16.f32.f16.f16.f32", "sel3", "sel=0x3"},
         {"rtx_blackwell/mma.sp.m16n8k16.f32.bf16.bf16.f32", "sel2", "sel=0x2"},
         {"hopper/mma.m16n8k16.f32.f16.f16.f32", "", "-"},
+        /* integer: the variant's selector on sm_80..sm_90a; on sm_100a/sm_120a
+         * SHFL and selector 0 for every .sp, and for s4/u4 ::ordered_metadata */
+        {"hopper/mma.sp.m16n8k32.s32.s8.s8.s32", "sel1", "sel=0x1"},
+        {"hopper/mma.sp::ordered_metadata.m16n8k64.s32.u4.u4.s32", "sel1", "sel=0x1"},
+        {"ampere/mma.sp.m16n8k64.s32.s4.s4.s32", "sel1", "sel=0x1"},
+        {"blackwell/mma.sp.m16n8k32.s32.s8.s8.s32", "sel1", "sel=0x0,SHFL"},
+        {"blackwell/mma.sp::ordered_metadata.m16n8k32.s32.s8.s8.s32", "sel1", "sel=0x1"},
+        {"rtx_blackwell/mma.sp::ordered_metadata.m16n8k64.s32.s4.s4.s32", "sel1", "sel=0x0,SHFL"},
+        {"rtx_blackwell/mma.sp::ordered_metadata.m16n8k64.s32.s8.s8.s32", "", "sel=0x0"},
     };
     for (size_t q = 0; q < sizeof sels / sizeof sels[0]; q++) {
         const mf_instr *ri = mf_instr_find(sels[q].row);
@@ -497,6 +548,12 @@ int main(void)
                "m16n8k32 takes selectors 0 and 1 only");
         EXPECT(mf_variant_parse(mf_instr_find("hopper/mma.m16n8k16.f32.f16.f16.f32"), "sel1", &bad) != 0,
                "a dense mma takes no selector");
+        EXPECT(mf_variant_parse(mf_instr_find("hopper/mma.sp.m16n8k64.s32.s8.s8.s32"), "sel1", &bad) != 0,
+               "s8 m16n8k64 takes selector 0 only");
+        EXPECT(mf_variant_parse(mf_instr_find("hopper/mma.sp.m16n8k128.s32.u4.u4.s32"), "sel1", &bad) != 0,
+               "s4 m16n8k128 takes selector 0 only");
+        EXPECT(mf_variant_parse(mf_instr_find("hopper/mma.sp.m16n8k64.s32.u4.u4.s32"), "sel1", &bad) == 0,
+               "s4 m16n8k64 takes selector 1");
     }
     EXPECT(mf_ptx_kind_of(mf_instr_find("volta/mma.m8n8k4.f32.f16.f16.f32"), NULL) == MF_PTX_NONE,
            "volta must stay model-only");

@@ -1,0 +1,42 @@
+#!/bin/sh
+# gpu_sparse_int_checks.sh - the GPU checks of the integer mma.sp rows (s8/u8
+# m16n8k32/k64, s4/u4 m16n8k64/k128, .sp and ::ordered_metadata) in one go;
+# everything is logged to OUTDIR/gpu_sparse_int_checks.log (OUTDIR: $OUT, else
+# ./gpu-out), the device-vs-model mismatches go to OUTDIR/sparse_int_mismatches.vec,
+# and 300 recorded cases of each hopper row to OUTDIR/sparse_int_golden.vec (to
+# become corpus/golden/h100 once they agree with the model).  Run from the
+# repository root after building with CUDA (cmake -S . -B build-gpu
+# -DCMAKE_CUDA_ARCHITECTURES=90a; cmake --build build-gpu --target mmafuzz test_gpu).
+#
+# usage: tests/cuda/gpu_sparse_int_checks.sh [BUILD] [TILES_PER_ROW]
+set -u
+B=${1:-build-gpu}
+TILES=${2:-4096}
+O=${OUT:-gpu-out}
+mkdir -p "$O"
+L="$O/gpu_sparse_int_checks.log"
+T="$B/tests/cuda/test_gpu"
+P='hopper/mma.sp*.s32.[su][48].*'
+step() {
+  echo "== $*" >> "$L"
+  "$@" >> "$L" 2>&1
+  echo "rc=$?" >> "$L"
+}
+echo "== $(date -u) $(nvidia-smi --query-gpu=name,driver_version --format=csv,noheader 2>&1)" >> "$L"
+# one-hot probes through the metadata: the packed A, the metadata register
+# (16 nibbles a row for s8 k64 and s4 k128: read from the PTX figure titles
+# only), the B of K = 64 (s8) and 128 (s4), every selector
+step "$T" layout --instr "$P"
+# the rows against the model, every selector (boundary-rich integer generators)
+step "$T" vs-model --instr "$P" -runs "$TILES" -seed 12 --mismatches "$O/sparse_int_mismatches.vec"
+# the selectors bitwise alike, the model's alternatives, the "extremes" set
+# (wrap and .satfinite clamp through sm_90a's two IMMA.SP of s4/u4)
+step "$T" sparse --instr "$P" -runs 4096 -seed 13 --mismatches "$O/sparse_int_sparse.vec"
+# the fuzz driver on the GPU (the GPU check, --verify gpu, is the default)
+step "$B/mmafuzz" run --device cuda --instr "$P" -max_total_time 120 -seed 14 --out "$O/sparse_int_run"
+# recordings for corpus/golden/h100 (300 cases a row), then the model on them
+step "$B/mmafuzz" record --device cuda --instr "$P" -runs 300 -seed 2026 --out "$O/sparse_int_golden.vec"
+step "$B/mmafuzz" check "$O/sparse_int_golden.vec"
+# each wrapper's SASS (IMMA.SP, selectors)
+step ctest --test-dir "$B" -R cuda_sass --output-on-failure
+echo "== $(date -u) done" >> "$L"

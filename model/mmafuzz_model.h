@@ -341,10 +341,19 @@ typedef struct mf_case {
     uint8_t meta[MF_MMAX];
 } mf_case;
 
+/* 1 if sparse row `in` takes only increasing metadata indices: every
+ * ::ordered_metadata row, and the fp8 rows for plain .sp too (PTX ISA
+ * "Sparse matrix storage": for .e4m3/.e5m2 the six increasing nibbles are
+ * "the meaningful values", whatever the form). */
+MF_HD static inline int mf_sparse_sorted_only(const mf_instr *in)
+{
+    return in->sparse == MF_SP_ORDERED || in->fa == MF_FMT_E4M3 || in->fa == MF_FMT_E5M2;
+}
+
 /* @return 1 if nibble v is legal metadata for sparse row `in` (PTX ISA
  * "Sparse matrix storage": two distinct indices; increasing for
- * ::ordered_metadata; tf32 only 0x4 and 0xE; s4/u4 as 2:4, the indices
- * naming pairs). */
+ * ::ordered_metadata and fp8; tf32 only 0x4 and 0xE; s4/u4 as 2:4, the
+ * indices naming pairs). */
 MF_HD static inline int mf_sparse_meta_ok(const mf_instr *in, unsigned v)
 {
     unsigned i0 = v & 3, i1 = (v >> 2) & 3;
@@ -352,7 +361,7 @@ MF_HD static inline int mf_sparse_meta_ok(const mf_instr *in, unsigned v)
         return 0;
     if (in->sp_group == 2)
         return v == 0x4 || v == 0xE;
-    return i0 != i1 && (in->sparse != MF_SP_ORDERED || i0 < i1);
+    return i0 != i1 && (!mf_sparse_sorted_only(in) || i0 < i1);
 }
 
 #define MF_SP_KEPT_MAX 4 /* kept positions of one group, at most (s4/u4: two pairs) */
@@ -428,7 +437,7 @@ MF_HD static inline int mf_sparse_check(const mf_instr *in, const mf_case *cs, c
     for (int g = 0; g < in->n_meta; g++)
         if (!mf_sparse_meta_ok(in, cs->meta[g])) {
             *why = in->sp_group == 2 ? "a tf32 metadata nibble must be 4 or e"
-                   : in->sparse == MF_SP_ORDERED ? "metadata indices must differ and increase (::ordered_metadata)"
+                   : mf_sparse_sorted_only(in) ? "metadata indices must differ and increase (::ordered_metadata, fp8)"
                                                  : "the two metadata indices of a group must differ";
             return -1;
         }

@@ -239,9 +239,20 @@ static uint64_t eval_f16_emu(const mf_instr *in, const mf_case *cs)
             }
         }
     }
+    /* dense: the first HMMA takes k with (k/2) % 2 == 0 (the low f16 pair of
+     * each unpacked register); sparse (fp8 mma.sp m16n8k64): only the kept
+     * positions (bits 0-1 and 2-3 of each group's nibble), the first HMMA.SP
+     * those of the even groups of 4 (the low halves of the packed registers) */
     int first[MF_KMAX], second[MF_KMAX], n1 = 0, n2 = 0;
     for (int k = 0; k < in->k; k++) {
-        if ((k / 2) % 2 == 0)
+        int pass = (k / 2) % 2;
+        if (in->sparse) {
+            int g = k / 4, i0 = cs->meta[g] & 3, i1 = cs->meta[g] >> 2 & 3;
+            if (k % 4 != i0 && k % 4 != i1)
+                continue;
+            pass = g % 2;
+        }
+        if (pass == 0)
             first[n1++] = k;
         else
             second[n2++] = k;

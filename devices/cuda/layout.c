@@ -71,11 +71,12 @@ mf_ptx_kind mf_ptx_kind_of(const mf_instr *in, const char **why)
     }
     if (in->sparse) {
         /* mma.sp, row.col, m16n8: f16/bf16 k16/k32, tf32 k8/k16, s8/u8 k32/k64,
-         * s4/u4 k64/k128 (PTX ISA "mma.sp") */
+         * s4/u4 k64/k128, e4m3/e5m2 k64 with f32 (PTX ISA "mma.sp") */
         int ok = in->m == 16 && in->n == 8 &&
                  ((in->fa == in->fb && is_16bit(in->fa) && (in->k == 16 || in->k == 32)) ||
                   (in->fa == in->fb && in->fa == MF_FMT_TF32 && (in->k == 8 || in->k == 16)) ||
                   (is_int8(in->fa) && is_int8(in->fb) && (in->k == 32 || in->k == 64)) ||
+                  (is_8bit(in->fa) && is_8bit(in->fb) && in->k == 64 && in->fd == MF_FMT_F32) ||
                   (is_int4(in->fa) && is_int4(in->fb) && (in->k == 64 || in->k == 128)));
         if (!ok) {
             *why = "no wrapper for these sparse formats yet";
@@ -425,6 +426,16 @@ int mf_sass_expect(const mf_instr *in, const mf_variant *v, char *buf, size_t le
          * sm_100a, sm_120a) two IMMA.SP.168<K/2>.<A>8.<B>8 on int8 unpacked
          * from the nibbles, from zero, then integer adds of c (and a clamp by
          * SEL for .satfinite, none on sm_120a: devices/cuda/NOTES.md) */
+        if (is_8bit(in->fa) && (in->arch == MF_ARCH_HOPPER || in->arch == MF_ARCH_BLACKWELL)) {
+            /* fp8 m16n8k64: no fp8 unit; F2FP to f16, two chained HMMA.SP.16832.F32
+             * (devices/cuda/NOTES.md) */
+            n = snprintf(buf, len, "HMMA.SP.16832.F32");
+            break;
+        }
+        if (is_8bit(in->fa)) {   /* sm_89, sm_120a: native */
+            n = snprintf(buf, len, "QMMA.SP.16864.F32.%s.%s", sass_type(in->fa), sass_type(in->fb));
+            break;
+        }
         if (mf_format_is_int(in->fa)) {
             int k4 = is_int4(in->fa), native4 = in->arch == MF_ARCH_AMPERE || in->arch == MF_ARCH_ADA;
             int sat = (in->x & MF_INT_SATFINITE) != 0;
@@ -462,7 +473,10 @@ int mf_sass_expect(const mf_instr *in, const mf_variant *v, char *buf, size_t le
 int mf_sass_sp_selector(const mf_instr *in, const mf_variant *v, char *buf, size_t len)
 {
     int n;
-    if (mf_ptx_kind_of(in, NULL) != MF_PTX_MMA_SP)
+    if (mf_ptx_kind_of(in, NULL) != MF_PTX_MMA_SP ||
+        (is_8bit(in->fa) && (in->arch == MF_ARCH_HOPPER || in->arch == MF_ARCH_BLACKWELL)))
+        /* fp8 on sm_90a: the two HMMA.SP take selectors 0 and 1 of regrouped
+         * metadata (NOTES), not the row's: not checked */
         n = snprintf(buf, len, "-");
     else if ((in->arch == MF_ARCH_BLACKWELL || in->arch == MF_ARCH_RTX_BLACKWELL) &&
              ((in->sparse == MF_SP && (in->fa == MF_FMT_F16 || mf_format_is_int(in->fa))) || is_int4(in->fa)))

@@ -87,7 +87,7 @@ static int parse_meta(const mf_instr *in, const char *s, size_t len, uint8_t *ou
         if (!mf_sparse_meta_ok(in, (unsigned)h)) {
             snprintf(err, errlen, "field meta: group %zu: %x is not legal metadata for %s (%s)", i, h, in->name,
                      in->sp_group == 2 ? "tf32: 4 or e"
-                     : in->sparse == MF_SP_ORDERED ? "two different indices, increasing"
+                     : mf_sparse_sorted_only(in) ? "two different indices, increasing"
                                                    : "two different indices");
             return -1;
         }

@@ -119,13 +119,18 @@ static uint64_t int_probe_bits(mf_format f, int kk)
  *     it, else +0;
  *   probe 2K (C probe): A = B = 0, C distinct  =>  D = C. */
 /* The probe values of the sparse one-hot probes at K position kk, read back in
- * output column j: floating point (1 + (kk%4)/4) * 2^(kk/4); integer rows
+ * output column j: floating point (1 + (kk%4)/4) * 2^(kk/4) (fp8, K = 64:
+ * within its exponent range, below); integer rows
  * kk % 127 + 1 (s8/u8: distinct over K <= 64), s4/u4 one base-7 digit of kk
  * per column, + 1 (columns 0-2, 3-5, 6-7 repeat the three digits: the 8
  * columns together tell the 128 positions apart). */
 static uint64_t sp_probe_bits(mf_format f, int kk, int j)
 {
     static const int pow7[3] = {1, 7, 49};
+    if (f == MF_FMT_E4M3)   /* fp8 at K = 64: (1 + (kk%8)/8) * 2^(kk/8 - 3), exponents -3..4 */
+        return ((uint64_t)(kk / 8 - 3 + 7) << 3) | (uint64_t)(kk % 8);
+    if (f == MF_FMT_E5M2)   /* (1 + (kk%4)/4) * 2^(kk/4 - 6), exponents -6..9 */
+        return ((uint64_t)(kk / 4 - 6 + 15) << 2) | (uint64_t)(kk % 4);
     if (!mf_format_is_int(f))
         return probe_bits(f, kk % 4, kk / 4);
     if (f == MF_FMT_S4 || f == MF_FMT_U4)
@@ -135,6 +140,10 @@ static uint64_t sp_probe_bits(mf_format f, int kk, int j)
 /* The output the probe gives (s32 for integer rows: the same small number). */
 static uint64_t sp_probe_out(const mf_instr *in, mf_format f, int kk, int j)
 {
+    if (f == MF_FMT_E4M3)   /* the fp8 probe value as f32 (fp8 sparse rows have f32 D) */
+        return ((uint64_t)(kk / 8 - 3 + 127) << 23) | ((uint64_t)(kk % 8) << 20);
+    if (f == MF_FMT_E5M2)
+        return ((uint64_t)(kk / 4 - 6 + 127) << 23) | ((uint64_t)(kk % 4) << 21);
     return mf_format_is_int(in->fd) ? sp_probe_bits(f, kk, j) : probe_bits(in->fd, kk % 4, kk / 4);
 }
 
@@ -741,14 +750,23 @@ static int sparse_one(mf_device *dev, const mf_instr *in, const opts *o, FILE *m
         free(SA);
         return bad;
     }
-    /* pruned Inf: +Inf in B at one K position per tile (every column) */
-    const uint64_t inf = in->fb == MF_FMT_F16 ? 0x7c00 : in->fb == MF_FMT_BF16 ? 0x7f80 : 0x7f800000;
+    /* pruned Inf: +Inf in B at one K position per tile (every column); e4m3,
+     * which has no Inf, its NaN */
+    const uint64_t inf = in->fb == MF_FMT_F16 ? 0x7c00 : in->fb == MF_FMT_BF16 ? 0x7f80
+                         : in->fb == MF_FMT_E5M2 ? 0x7c : in->fb == MF_FMT_E4M3 ? 0x7f : 0x7f800000;
     for (size_t t = 0; t < T; t++) {
         int kk = (int)rng_below(&r, (uint32_t)K);
         for (int j = 0; j < N; j++)
             mf_abi_set(in->fb, B, (t * N + j) * K + kk, inf);
     }
     bad += sparse_pass(dev, in, "prunedinf", T, A, B, C, SA, mis);
+    if (in->fa == MF_FMT_E4M3 || in->fa == MF_FMT_E5M2) {   /* fp8: half an ulp of 1 in f32 is no fp8 value */
+        free(A);
+        free(B);
+        free(C);
+        free(SA);
+        return bad;
+    }
     /* chunks: B = 1, c = +0, each row's first kept a = 1 and its other kept a
      * drawn from {0, +h, -h}, h = half an ulp of 1 in D (2^-24 for f32, 2^-11
      * for f16): one fused sum keeps every h, chunked sums round between */

@@ -214,8 +214,9 @@ static void check_smem(int rows, int kbytes)
 static void ptx_sp_a(const mf_instr *in, int lane, int i, int *row, int *col)
 {
     int g = lane >> 2, t = lane & 3;
-    if (in->fa == MF_FMT_S8 || in->fa == MF_FMT_U8) {
-        /* "Matrix fragments for sparse mma.m16n8k32 / k64 with .u8/.s8": row g
+    if (in->fa == MF_FMT_S8 || in->fa == MF_FMT_U8 || in->fa == MF_FMT_E4M3 || in->fa == MF_FMT_E5M2) {
+        /* "Matrix fragments for sparse mma.m16n8k32 / k64 with .u8/.s8" (and
+         * ".e4m3/.e5m2" at k64, the same figures): row g
          * for a0..a3 (and a8..a11), else g+8; the thread's "four non-zero out
          * of 8 consecutive" logical columns 8t..8t+7 (+32 for i >= 8) are the
          * packed columns 4t..4t+3 (+16) */
@@ -246,7 +247,8 @@ static void ptx_sp_b(const mf_instr *in, int lane, int i, int *row, int *col)
 {
     int g = lane >> 2, t = lane & 3;
     *col = g;
-    if (in->fb == MF_FMT_S8 || in->fb == MF_FMT_U8)   /* dense m16n8k32 B; k64: a register per 16 rows */
+    if (in->fb == MF_FMT_S8 || in->fb == MF_FMT_U8 || in->fb == MF_FMT_E4M3 ||
+        in->fb == MF_FMT_E5M2)   /* dense m16n8k32 B; k64: a register per 16 rows */
         *row = 4 * t + (i & 3) + 16 * (i >> 2);
     else if (in->fb == MF_FMT_S4 || in->fb == MF_FMT_U4)   /* dense m16n8k64 B; k128: a register per 32 rows */
         *row = 8 * t + (i & 7) + 32 * (i >> 3);
@@ -503,6 +505,9 @@ int main(void)
          "mma.sp.sync.aligned.m16n8k128.row.col.satfinite.s32.u4.s4.s32", "IMMA.SP.168128.U4.S4.SAT"},
         {"ada/mma.sp::ordered_metadata.m16n8k64.s32.s4.s4.s32", "sel1",
          "mma.sp::ordered_metadata.sync.aligned.m16n8k64.row.col.s32.s4.s4.s32", "IMMA.SP.16864.S4.S4"},
+        /* fp8 on sm_90a: two HMMA.SP.16832.F32 on f16 */
+        {"hopper/mma.sp.m16n8k64.f32.e4m3.e5m2.f32", "", "mma.sp.sync.aligned.m16n8k64.row.col.f32.e4m3.e5m2.f32",
+         "HMMA.SP.16832.F32"},
     };
     for (size_t q = 0; q < sizeof sps / sizeof sps[0]; q++) {
         const mf_instr *ri = mf_instr_find(sps[q].row);
@@ -534,6 +539,7 @@ int main(void)
         {"blackwell/mma.sp::ordered_metadata.m16n8k32.s32.s8.s8.s32", "sel1", "sel=0x1"},
         {"rtx_blackwell/mma.sp::ordered_metadata.m16n8k64.s32.s4.s4.s32", "sel1", "sel=0x0,SHFL"},
         {"rtx_blackwell/mma.sp::ordered_metadata.m16n8k64.s32.s8.s8.s32", "", "sel=0x0"},
+        {"hopper/mma.sp::ordered_metadata.m16n8k64.f32.e5m2.e5m2.f32", "", "-"},   /* selectors 0 and 1 of its own */
     };
     for (size_t q = 0; q < sizeof sels / sizeof sels[0]; q++) {
         const mf_instr *ri = mf_instr_find(sels[q].row);

@@ -162,11 +162,13 @@ static void test_sparse_tiles_legal(tilebuf *t)
                                        "hopper/mma.sp.m16n8k32.satfinite.s32.u8.s8.s32",
                                        "hopper/mma.sp::ordered_metadata.m16n8k64.s32.s8.s8.s32",
                                        "hopper/mma.sp.m16n8k64.s32.s4.u4.s32",
-                                       "hopper/mma.sp::ordered_metadata.m16n8k128.satfinite.s32.u4.u4.s32"};
+                                       "hopper/mma.sp::ordered_metadata.m16n8k128.satfinite.s32.u4.u4.s32",
+                                       "hopper/mma.sp.m16n8k64.f32.e5m2.e4m3.f32"};
     for (size_t r = 0; r < sizeof rows / sizeof rows[0]; r++) {
         const mf_instr *in = mf_instr_find(rows[r]);
         /* the pool: a dense row of the same kind of values (integer rows: an integer row's) */
         const mf_instr *dense = mf_instr_find(in && mf_format_is_int(in->fa) ? "hopper/mma.m16n8k32.s32.s8.s8.s32"
+                                              : in && in->fa == MF_FMT_E5M2 ? "hopper/mma.m16n8k32.f32.e5m2.e4m3.f32"
                                                                              : "hopper/mma.m16n8k16.f32.f16.f16.f32");
         CHECK(dense != NULL, "dense row missing");
         if (!dense)
@@ -392,7 +394,8 @@ static void test_mutators(void)
  * mf_sparse_check, the PTX ISA's rules).  Generated tiles: every row's
  * metadata legal, pruned positions +0, and each legal nibble drawn about
  * equally often (12 for mma.sp 2:4, both index orders; 6 ordered; 2 tf32;
- * s4/u4 the same nibbles, naming pairs), each of the 6 kept sets too. */
+ * s4/u4 the same nibbles, naming pairs; fp8 the 6 increasing ones for .sp
+ * too), each of the 6 kept sets too. */
 static void test_sparse(void)
 {
     static const char *const names[] = {"hopper/mma.sp.m16n8k32.f32.f16.f16.f32",
@@ -401,8 +404,9 @@ static void test_sparse(void)
                                         "hopper/mma.sp.m16n8k64.s32.u8.u8.s32",
                                         "hopper/mma.sp::ordered_metadata.m16n8k32.satfinite.s32.s8.u8.s32",
                                         "hopper/mma.sp.m16n8k128.satfinite.s32.s4.s4.s32",
-                                        "hopper/mma.sp::ordered_metadata.m16n8k64.s32.u4.s4.s32"};
-    static const int nlegal[] = {12, 6, 2, 12, 6, 12, 6};
+                                        "hopper/mma.sp::ordered_metadata.m16n8k64.s32.u4.s4.s32",
+                                        "hopper/mma.sp.m16n8k64.f32.e4m3.e5m2.f32"};   /* fp8: increasing only */
+    static const int nlegal[] = {12, 6, 2, 12, 6, 12, 6, 6};
     for (int x = 0; x < (int)(sizeof names / sizeof names[0]); x++) {
         const mf_instr *in = mf_instr_find(names[x]);
         CHECK(in && in->sparse, "%s: no sparse row", names[x]);

@@ -1,22 +1,24 @@
 #!/bin/sh
-# gpu_sparse_int_checks.sh - the GPU checks of the integer mma.sp rows (s8/u8
-# m16n8k32/k64, s4/u4 m16n8k64/k128, .sp and ::ordered_metadata) in one go;
-# everything is logged to OUTDIR/gpu_sparse_int_checks.log (OUTDIR: $OUT, else
-# ./gpu-out), the device-vs-model mismatches go to OUTDIR/sparse_int_mismatches.vec,
-# and 300 recorded cases of each hopper row to OUTDIR/sparse_int_golden.vec (to
-# become corpus/golden/h100 once they agree with the model).  Run from the
+# gpu_sparse_checks.sh - the GPU checks of the integer mma.sp rows (s8/u8
+# m16n8k32/k64, s4/u4 m16n8k64/k128, .sp and ::ordered_metadata) and of the
+# fp8 mma.sp m16n8k64 rows of hopper, in one go; everything is logged to
+# OUTDIR/gpu_sparse_checks.log (OUTDIR: $OUT, else ./gpu-out), the
+# device-vs-model mismatches go to OUTDIR/sparse_*_mismatches.vec, and 300
+# recorded cases of each row to OUTDIR/sparse_*_golden.vec (to become
+# corpus/golden/h100 once they agree with the model).  Run from the
 # repository root after building with CUDA (cmake -S . -B build-gpu
 # -DCMAKE_CUDA_ARCHITECTURES=90a; cmake --build build-gpu --target mmafuzz test_gpu).
 #
-# usage: tests/cuda/gpu_sparse_int_checks.sh [BUILD] [TILES_PER_ROW]
+# usage: tests/cuda/gpu_sparse_checks.sh [BUILD] [TILES_PER_ROW]
 set -u
 B=${1:-build-gpu}
 TILES=${2:-4096}
 O=${OUT:-gpu-out}
 mkdir -p "$O"
-L="$O/gpu_sparse_int_checks.log"
+L="$O/gpu_sparse_checks.log"
 T="$B/tests/cuda/test_gpu"
-P='hopper/mma.sp*.s32.[su][48].*'
+P='hopper/mma.sp*.s32.[su][48].*'      # the 64 integer rows
+F='hopper/mma.sp*.m16n8k64.f32.e*'      # the 8 fp8 rows
 step() {
   echo "== $*" >> "$L"
   "$@" >> "$L" 2>&1
@@ -37,6 +39,13 @@ step "$B/mmafuzz" run --device cuda --instr "$P" -max_total_time 120 -seed 14 --
 # recordings for corpus/golden/h100 (300 cases a row), then the model on them
 step "$B/mmafuzz" record --device cuda --instr "$P" -runs 300 -seed 2026 --out "$O/sparse_int_golden.vec"
 step "$B/mmafuzz" check "$O/sparse_int_golden.vec"
-# each wrapper's SASS (IMMA.SP, selectors)
+# fp8: the layouts (B probes first: devices/cuda/NOTES.md, "the B operand"),
+# the model (F16-emu on the kept products), the directed sets, recordings
+step "$T" layout --instr "$F"
+step "$T" vs-model --instr "$F" -runs "$TILES" -seed 15 --mismatches "$O/sparse_fp8_mismatches.vec"
+step "$T" sparse --instr "$F" -runs 4096 -seed 16 --mismatches "$O/sparse_fp8_sparse.vec"
+step "$B/mmafuzz" record --device cuda --instr "$F" -runs 300 -seed 2026 --out "$O/sparse_fp8_golden.vec"
+step "$B/mmafuzz" check "$O/sparse_fp8_golden.vec"
+# each wrapper's SASS (IMMA.SP / HMMA.SP, selectors)
 step ctest --test-dir "$B" -R cuda_sass --output-on-failure
 echo "== $(date -u) done" >> "$L"

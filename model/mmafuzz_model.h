@@ -320,6 +320,9 @@ int mf_glob_match(const char *pattern, const char *name);
 /* ------------------------------------------------------------------ cases */
 
 #define MF_KMAX 128  /* largest K of any instruction (the logical K of sparse s4/u4 m16n8k128) */
+#define MF_KMAX_FLOAT 64 /* largest K of a row with floating-point A: the floating-point families'
+                            working arrays are this long (device code keeps them on its stack);
+                            only integer rows reach MF_KMAX (tests/model/test_arch_table.c) */
 #define MF_SMAX 4    /* largest number of scale blocks per row */
 #define MF_MMAX (MF_KMAX / 2) /* largest number of metadata nibbles per row (sparse rows) */
 

@@ -545,6 +545,6 @@ int main(int argc, char **argv)
     CK(mfd_device_init(0));
     /* mf_eval reaches the chunk functions through pointers, so ptxas cannot size the stack of the
      * general path (eval_kernel): the same room as the GPU check gives it (verify.cu) */
-    CK(cudaDeviceSetLimit(cudaLimitStackSize, 8192));
+    CK(cudaDeviceSetLimit(cudaLimitStackSize, 16384));
     return check ? run_check(check_tiles, seed) : run_bench(ncases, seed, all, only);
 }

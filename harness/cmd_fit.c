@@ -179,9 +179,9 @@ int cmd_fit(int argc, char **argv)
         static rf_probe_run pr;
         size_t before = data.n;
         rf_probe_set_sink(sink, &data);
-        /* sparse rows: no probes (their cases know no metadata, as in mmafuzz probe); the random and
-         * separating cases, with legal metadata, are the data */
-        int prc = target->sparse ? 0 : rf_probe_all(start, run_dev, &z, &pr);
+        /* a sparse row is probed through its dense view (probe.h): legal metadata, the products at the
+         * kept positions */
+        int prc = rf_probe_all(start, run_dev, &z, &pr);
         rf_probe_set_sink(NULL, NULL);
         if (prc) {
             fprintf(stderr, "mmafuzz fit: device error: %s\n", z.err);
@@ -192,7 +192,7 @@ int cmd_fit(int argc, char **argv)
         seeds[0] = rf_row_of(start);
         for (int p = 0; p < rf_probe_count; p++) {
             const rf_probe_result *r = &pr.r[p];
-            if (target->sparse || r->status != RF_PROBE_OK)
+            if (r->status != RF_PROBE_OK)
                 continue;
             switch (rf_probes[p].param) {
             case RP_F: seeds[0].in.F = (int16_t)r->value; break;

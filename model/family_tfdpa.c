@@ -387,9 +387,10 @@ MF_HD static inline int mf_f16_emu_fast(const mf_instr *in)
 
 /* Device code: a whole F16-emu dot product (the untraced mf_eval_f16_emu) of
  * K = 16 or 32 fp8 inputs of formats fa, fb, from operand arrays, for a row
- * with mf_f16_emu_fast: the two passes through chunk_core
+ * with mf_f16_emu_fast: the two passes through chunk_core_as
  * (family_tfdpa_fast.c, which model_device.cuh includes before this file),
- * then c added.  Callers pass formats and K as constants (mf_eval_f16_emu
+ * each fp8 input decoded straight into the f16 it converts to, then c
+ * added.  Callers pass formats and K as constants (mf_eval_f16_emu
  * below, and the GPU's fixed-shape check, devices/cuda/verify.cu): the f16
  * operands stay in registers and nothing is called indirectly. */
 MF_HD static inline __attribute__((always_inline)) uint64_t mf_f16_emu_fixed(const mf_instr *in, mf_format fa,
@@ -402,17 +403,17 @@ MF_HD static inline __attribute__((always_inline)) uint64_t mf_f16_emu_fixed(con
     h.fc = h.fd;
     h.family = MF_T_FDPA;
     const int half = K / 2;
-    uint64_t a16[MF_KMAX_FLOAT], b16[MF_KMAX_FLOAT];
+    uint64_t a8[MF_KMAX_FLOAT], b8[MF_KMAX_FLOAT];   /* the fp8 inputs in pass order, decoded as their f16 by chunk_core_as */
     MF_UNROLL
     for (int k = 0; k < K; k++) {
         const int pos = mf_f16_emu_pos(k, half);
-        a16[pos] = mf_fp8_f16(fa, a[k]);
-        b16[pos] = mf_fp8_f16(fb, b[k]);
+        a8[pos] = a[k];
+        b8[pos] = b[k];
     }
     uint64_t acc = mf_pack_zero(h.fd, 0);
     MF_UNROLL
     for (int pass = 0; pass < 2; pass++)
-        chunk_core(&h, MF_FMT_F16, MF_FMT_F16, h.fd, acc, a16 + pass * half, b16 + pass * half, half, 0, &acc);
+        chunk_core_as(&h, fa, fb, h.fd, acc, a8 + pass * half, b8 + pass * half, half, 0, 1, &acc);
     return mf_ieee_add(in->fd, acc, c);
 }
 #endif

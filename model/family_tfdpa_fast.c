@@ -124,13 +124,37 @@ MF_HD static inline __attribute__((always_inline)) uint64_t round_fast(int64_t S
     return d;
 }
 
+/* An fp8 input (e4m3 or e5m2) decoded as the f16 it converts to exactly
+ * (F16-emu: ptxas converts fp8 to f16 before HMMA.16816): what
+ * dec_in(MF_FMT_F16, fp8_f16_fields(f, x)) gives, without building the f16.
+ * e5m2 is the top byte of an f16; an e4m3 subnormal m * 2^-9 is an f16
+ * normal, its significand normalized to the hidden bit 2^10. */
+MF_HD static inline __attribute__((always_inline)) int dec_fp8_as_f16(mf_format f, uint64_t x, uint32_t *sig,
+                                                                     int *exp, uint32_t *sign)
+{
+    const uint32_t v = (uint32_t)x & 0xFF;
+    *sign = v >> 7;
+    if (f == MF_FMT_E5M2) {
+        const uint32_t e = (v >> 2) & 0x1F, m = v & 3;
+        *sig = (m | ((uint32_t)(e != 0) << 2)) << 8;
+        *exp = (int)(e ? e : 1) - 15;
+        return e == 0x1F;
+    }
+    const uint32_t e = (v >> 3) & 0xF, m = v & 7;
+    const int p = m ? 63 - mf_clz64(m) : 0;   /* the subnormal's leading bit */
+    *sig = e ? (8u | m) << 7 : m << (10 - p);
+    *exp = e ? (int)e - 7 : p - 9;
+    return (v & 0x7F) == 0x7F;
+}
+
 /* The specialized chunk: returns 0 and *d when handled, 1 on NaN/Inf.
  * Every aligned term fits in 32 bits: a product significand has
  * 2*(fbits+1) bits and fr = 2*fbits fraction bits, so shifted to F fraction
  * bits it is below 2^(F+2); the fast path requires fr <= F <= 29. */
-MF_HD static inline __attribute__((always_inline)) int chunk_core(const mf_instr *in, mf_format fa, mf_format fb,
-                                                            mf_format fc, uint64_t c, const uint64_t *a,
-                                                            const uint64_t *b, int L, int e_sab, uint64_t *d)
+MF_HD static inline __attribute__((always_inline)) int chunk_core_as(const mf_instr *in, mf_format fa, mf_format fb,
+                                                               mf_format fc, uint64_t c, const uint64_t *a,
+                                                               const uint64_t *b, int L, int e_sab, int as_f16,
+                                                               uint64_t *d)
 {
     uint32_t psig[MF_KMAX_FLOAT];
     int32_t pexp[MF_KMAX_FLOAT];
@@ -142,8 +166,13 @@ MF_HD static inline __attribute__((always_inline)) int chunk_core(const mf_instr
     for (int k = 0; k < L; k++) {
         uint32_t sa, sb, ga, gb;
         int ea, eb;
-        special |= (uint32_t)dec_in(fa, a[k], &sa, &ea, &ga);
-        special |= (uint32_t)dec_in(fb, b[k], &sb, &eb, &gb);
+        if (as_f16) {
+            special |= (uint32_t)dec_fp8_as_f16(fa, a[k], &sa, &ea, &ga);
+            special |= (uint32_t)dec_fp8_as_f16(fb, b[k], &sb, &eb, &gb);
+        } else {
+            special |= (uint32_t)dec_in(fa, a[k], &sa, &ea, &ga);
+            special |= (uint32_t)dec_in(fb, b[k], &sb, &eb, &gb);
+        }
         uint32_t p = sa * sb;
         int32_t e = p ? ea + eb + e_sab : e_zero;  /* zero products take e_zero */
         psig[k] = p;
@@ -184,7 +213,7 @@ MF_HD static inline __attribute__((always_inline)) int chunk_core(const mf_instr
     e_max = ce > e_max ? ce : e_max;
     /* align to e_max, truncate toward zero to F fraction bits, sum exactly */
     const int F = in->F;
-    const int up = F - (frac_bits_of(fa) + frac_bits_of(fb));  /* >= 0, checked by the caller */
+    const int up = F - (as_f16 ? 20 : frac_bits_of(fa) + frac_bits_of(fb));  /* >= 0, checked by the caller */
     int64_t S = 0;
     MF_UNROLL
     for (int k = 0; k < L; k++) {
@@ -202,6 +231,14 @@ MF_HD static inline __attribute__((always_inline)) int chunk_core(const mf_instr
     }
     *d = round_fast(S, e_max - F, in->rho, in->zero_plus);
     return 0;
+}
+
+/* chunk_core_as on inputs of formats fa, fb as they are (the T-FDPA rows). */
+MF_HD static inline __attribute__((always_inline)) int chunk_core(const mf_instr *in, mf_format fa, mf_format fb,
+                                                            mf_format fc, uint64_t c, const uint64_t *a,
+                                                            const uint64_t *b, int L, int e_sab, uint64_t *d)
+{
+    return chunk_core_as(in, fa, fb, fc, c, a, b, L, e_sab, 0, d);
 }
 
 /* A whole T-FDPA dot product of K inputs in chunks of L, every chunk through

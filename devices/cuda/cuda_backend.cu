@@ -471,27 +471,37 @@ const char *cuda_gpu_uuid(const mf_device *dev, int g)
     return g >= 0 && g < im->ngpu ? im->gpu[g]->uuid : "";
 }
 
-/* Page-locked host memory: run_tiles copies it without staging.  When the
- * driver refuses (locked-memory limit), plain memory, which still works. */
+/* Page-locked host memory: run_tiles copies it without staging.  Ordinary
+ * memory, page-aligned, registered with the driver (cudaHostRegister), not
+ * cudaHostAlloc: a device error resets the device (cudaDeviceReset), which
+ * frees every allocation of its context, and the harness's batch arrays
+ * must outlive that (they hold the tiles it then checks on the host; with
+ * cudaHostAlloc the run crashed after an illegal-address error, H200).
+ * After a reset the memory is still there, only no longer page-locked.
+ * When the driver refuses (locked-memory limit), plain memory, which still
+ * works. */
 void *cuda_host_alloc(mf_device *dev, size_t bytes)
 {
     Impl *im = (Impl *)dev->impl;
+    const size_t page = 4096, size = bytes ? (bytes + page - 1) / page * page : page;
     void *p = NULL;
-    if (cudaSetDevice(im->ordinal) == cudaSuccess && cudaHostAlloc(&p, bytes, cudaHostAllocPortable) == cudaSuccess) {
-        memset(p, 0, bytes);
-        return p;
-    }
-    cudaGetLastError();
-    return calloc(1, bytes);
+    if (posix_memalign(&p, page, size) != 0)
+        return NULL;
+    memset(p, 0, size);
+    if (cudaSetDevice(im->ordinal) != cudaSuccess || cudaHostRegister(p, size, cudaHostRegisterPortable) != cudaSuccess)
+        cudaGetLastError();
+    return p;
 }
 
 void cuda_host_free(mf_device *dev, void *p)
 {
     (void)dev;
+    if (!p)
+        return;
     if (is_pinned(p))
-        cudaFreeHost(p);
-    else
-        free(p);
+        cudaHostUnregister(p);
+    cudaGetLastError();
+    free(p);
 }
 
 const mf_device_ops cuda_ops = {cuda_close,       cuda_supports,     cuda_tile_shape, cuda_run_tiles,

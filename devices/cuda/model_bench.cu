@@ -543,8 +543,7 @@ int main(int argc, char **argv)
     CK(cudaGetDeviceProperties(&prop, device));
     printf("device %d: %s (sm_%d%d, %d SMs)\n", device, prop.name, prop.major, prop.minor, prop.multiProcessorCount);
     CK(mfd_device_init(0));
-    /* mf_eval reaches the chunk functions through pointers, so ptxas cannot size the stack of the
-     * general path (eval_kernel): the same room as the GPU check gives it (verify.cu) */
-    CK(cudaDeviceSetLimit(cudaLimitStackSize, 16384));
+    /* the general path (eval_kernel): the same room as the GPU check gives it (model_device.cuh) */
+    CK(cudaDeviceSetLimit(cudaLimitStackSize, MFD_STACK_BYTES));
     return check ? run_check(check_tiles, seed) : run_bench(ncases, seed, all, only);
 }

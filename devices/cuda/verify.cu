@@ -581,11 +581,8 @@ cudaError_t vgpu_run(Vgpu *v, VgpuShared *sh, const VgpuKernel *kern, const char
         VCK(cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, v->ordinal));
         VCK(cudaDeviceGetAttribute(&minor, cudaDevAttrComputeCapabilityMinor, v->ordinal));
         v->cc = major * 10 + minor;
-        /* the general check's calls (mf_eval reaches the chunk functions through pointers, so ptxas cannot size
-         * the stack): room for the deepest path, an mf_case and the model's arrays.  vcheck_kernel's own frame
-         * is 8528 bytes since mf_case holds K = 128 (sparse s4/u4 m16n8k128; 5360 before; cuobjdump
-         * -res-usage, ptxas 13.0), so 16 KiB: the frame and the calls above it */
-        VCK(cudaDeviceSetLimit(cudaLimitStackSize, 16384));
+        /* the general check's calls: room for the deepest path (MFD_STACK_BYTES, model_device.cuh) */
+        VCK(cudaDeviceSetLimit(cudaLimitStackSize, MFD_STACK_BYTES));
         /* no shared memory: all of it as L1, which holds the threads' cases and the model's arrays (local memory;
          * measured with ncu on an H100: the check kernel waited on L1TEX misses) */
         VCK(cudaFuncSetAttribute(vcheck_kernel, cudaFuncAttributePreferredSharedMemoryCarveout, 0));

@@ -591,7 +591,13 @@ static run_err handle_mismatches(const run_opts *o, run_instr *ri, batch *b, sto
                     out.kind == MZ_REPEATS ? "" : " (not minimized)");
         }
     }
-    for (size_t q = 0; q < nadd; q++)
+    /* --dump-disagreements keeps the starting pool, as a campaign does: the
+     * tiles are then a function of (seed, tile, corpus) alone, and the dumps
+     * of --verify gpu and --verify host compare.  Otherwise the cases filed
+     * here, which depend on how the path groups its candidates (the first
+     * REC_PER_CHUNK of each host chunk, the first GPU_RECS of a GPU call),
+     * would change later tiles of every row sharing the pool. */
+    for (size_t q = 0; q < nadd && !o->dump; q++)
         pool_add(pl, b->in, &adds[q]);
     free(adds);
     free(all);
@@ -1043,6 +1049,14 @@ static void checkpoint(loop_ctx *L)
     L->last_save = rs_now();
 }
 
+/* The batch's SA and SB arrays as the device ABI takes them: SA for a
+ * block-scaled row (its scales) or a sparse row (its metadata), SB for a
+ * block-scaled row; NULL otherwise.  Every path that runs a batch on the
+ * device passes these (the host re-check of an overflowed --verify gpu call
+ * passed NULL, and sparse rows ran there without their metadata). */
+static void *batch_sa(const batch *b) { return b->in->n_scales || b->in->sparse ? b->SA : NULL; }
+static void *batch_sb(const batch *b) { return b->in->n_scales ? b->SB : NULL; }
+
 /* Point batch b at tiles [first, first + nt) of instruction r. */
 static void batch_plan(loop_ctx *L, batch *b, run_instr *r, unsigned long long first, size_t nt,
                        const pool_entry **view, size_t nview)
@@ -1079,8 +1093,9 @@ static void host_check_range(loop_ctx *L, batch *b, run_instr *r, unsigned long 
         workers_wait(L->wp);
         char derr[600];
         double t_dev = rs_now();
-        int rc = g_stop ? 0 : mf_device_run_tiles(L->dev, b->in, NULL, cnt, b->A, b->B, b->C, NULL, NULL, b->D, derr,
-                                                  sizeof derr);
+        int rc = g_stop ? 0
+                        : mf_device_run_tiles(L->dev, b->in, NULL, cnt, b->A, b->B, b->C, batch_sa(b), batch_sb(b),
+                                              b->D, derr, sizeof derr);
         L->rs->per[b->slot].device_s += rs_now() - t_dev;
         if (rc) {
             loop_device_error(L, b->slot, derr);
@@ -1482,9 +1497,7 @@ run_err run_loop(const run_opts *o, mf_device *dev, run_instr *ri, int ni, long 
             char derr[600];
             double t_dev = rs_now();
             int rc = mf_device_run_tiles(dev, ready->in, NULL, ready->ntiles, ready->A, ready->B, ready->C,
-                                         ready->in->n_scales || ready->in->sparse ? ready->SA : NULL,
-                                         ready->in->n_scales ? ready->SB : NULL,
-                                         ready->D, derr, sizeof derr);
+                                         batch_sa(ready), batch_sb(ready), ready->D, derr, sizeof derr);
             if (rc) {
                 loop_device_error(&L, ready->slot, derr);
             } else {

@@ -32,6 +32,13 @@ void pool_add(pool *p, const mf_instr *in, const mf_case *cs)
     }
     p->e[slot].in = in;
     p->e[slot].cs = *cs;
+    /* A dense row's case has no metadata (mf_tile_get_case leaves the field
+     * as it was), but sparse rows of the same formats and K mutate it too
+     * (pool_compatible): give it a defined one, so that what they draw from
+     * it is a function of the case.  With whatever the field held, runs of
+     * the same seed differed (GPU against GPU, H200). */
+    if (!in->sparse)
+        memset(p->e[slot].cs.meta, 0, sizeof p->e[slot].cs.meta);
 }
 
 int pool_compatible(const mf_instr *from, const mf_instr *to)

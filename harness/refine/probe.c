@@ -285,11 +285,64 @@ static int e_terms(const mf_instr *in, const mf_case *cs)
     return e;
 }
 
-int rf_probe_all(const mf_instr *in, rf_run_fn run, void *ctx, rf_probe_run *out)
+/* A sparse row (mma.sp) is probed through its dense view: the row's fields
+ * with K the number of kept products and no metadata.  Each case is built
+ * for the view and placed at the kept positions of the row's first legal
+ * metadata (every group keeps its first legal pattern, as
+ * mf_sparse_legalize gives it), in K order, which is how the row's
+ * hypothesis reads a sparse case (model/sparse.c): the rules then infer the
+ * view's parameters, L as a chunk length over kept products.  A dense row
+ * is its own view. */
+static mf_instr probe_view(const mf_instr *in)
+{
+    mf_instr v = *in;
+    if (!in->sparse)
+        return v;
+    mf_case z;
+    memset(&z, 0, sizeof z);
+    mf_sparse_legalize(in, &z);
+    int kept = 0;
+    for (int g = 0; g < in->n_meta; g++) {
+        int pos[MF_SP_KEPT_MAX];
+        kept += mf_sparse_group_kept(in, g, z.meta[g], pos);
+    }
+    v.sparse = 0;
+    v.sp_model = 0;
+    v.n_meta = 0;
+    v.k = (uint16_t)kept;
+    v.L = (int16_t)(in->L < kept ? in->L : kept);
+    return v;
+}
+
+/* The view's case *dense as a case of sparse row `in` (see probe_view). */
+static void sparse_embed(const mf_instr *in, const mf_case *dense, mf_case *cs)
+{
+    memset(cs, 0, sizeof *cs);
+    mf_sparse_legalize(in, cs);
+    int n = 0;
+    for (int g = 0; g < in->n_meta; g++) {
+        int pos[MF_SP_KEPT_MAX];
+        int c = mf_sparse_group_kept(in, g, cs->meta[g], pos);
+        for (int i = 1; i < c; i++)   /* K order */
+            for (int q = i; q > 0 && pos[q] < pos[q - 1]; q--) {
+                int t = pos[q];
+                pos[q] = pos[q - 1];
+                pos[q - 1] = t;
+            }
+        for (int i = 0; i < c; i++, n++) {
+            cs->a[pos[i]] = dense->a[n];
+            cs->b[pos[i]] = dense->b[n];
+        }
+    }
+    cs->c = dense->c;
+}
+
+int rf_probe_all(const mf_instr *row, rf_run_fn run, void *ctx, rf_probe_run *out)
 {
     memset(out, 0, sizeof *out);
     out->F = out->P = out->dir = out->L = -1;
-    static mf_case cs[256];
+    const mf_instr view = probe_view(row), *in = &view;
+    static mf_case cs[256], rcs[256];   /* the view's cases; the row's (embedded when sparse) */
     static uint64_t expect[256], d[256];
     int jv[256];
     for (int pi = 0; pi < rf_probe_count && pi < 16; pi++) {
@@ -309,12 +362,18 @@ int rf_probe_all(const mf_instr *in, rf_run_fn run, void *ctx, rf_probe_run *out
             snprintf(r->text, sizeof r->text, "n/a");
             continue;
         }
-        if (run(ctx, cs, (size_t)n, d))
+        const mf_case *rc = cs;
+        if (row->sparse) {
+            for (int q = 0; q < n; q++)
+                sparse_embed(row, &cs[q], &rcs[q]);
+            rc = rcs;
+        }
+        if (run(ctx, rc, (size_t)n, d))
             return -1;
         out->cases += n;
         if (g_sink)
             for (int q = 0; q < n; q++)
-                g_sink(g_sink_ctx, &cs[q], d[q]);
+                g_sink(g_sink_ctx, &rc[q], d[q]);
         r->status = RF_PROBE_OK;
         switch (p->rule) {
         case PR_LAST_KEPT: {
@@ -458,8 +517,9 @@ int rf_probe_all(const mf_instr *in, rf_run_fn run, void *ctx, rf_probe_run *out
     return 0;
 }
 
-int rf_probe_check_row(const mf_instr *row, const rf_probe_run *pr, char *buf, size_t len)
+int rf_probe_check_row(const mf_instr *table_row, const rf_probe_run *pr, char *buf, size_t len)
 {
+    const mf_instr view = probe_view(table_row), *row = &view;   /* what the probes inferred: the view's */
     size_t o = 0;
     int bad = 0;
     buf[0] = 0;

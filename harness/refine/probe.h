@@ -83,7 +83,9 @@ typedef struct rf_probe_run {
 } rf_probe_run;
 
 /* Run every probe of the table for instruction `in` (formats, K) through
- * `run`.  @return 0, or -1 when run failed. */
+ * `run`.  A sparse row is probed through its dense view (K = the kept
+ * products): the cases `run` gets carry legal metadata and put the view's
+ * products at the kept positions.  @return 0, or -1 when run failed. */
 int rf_probe_all(const mf_instr *in, rf_run_fn run, void *ctx, rf_probe_run *out);
 
 /* All the cases the probes built in the last rf_probe_all call are also

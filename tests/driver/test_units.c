@@ -10,6 +10,7 @@
 #include "run_mismatch.h"
 #include "mmafuzz_gen.h"
 #include "run_minimize.h"
+#include "run_pool.h"
 #include "run_store.h"
 #include "vecfile.h"
 
@@ -387,8 +388,37 @@ static void test_gpu_uuid(void)
     mf_device_close(dev);
 }
 
+/* A dense row's case enters the pool with metadata 0, whatever its field
+ * held (mf_tile_get_case does not write it for dense rows), because sparse
+ * rows of the same formats and K mutate it (pool_compatible) and draw from
+ * it; a sparse row's case keeps its own.  The garbage below stands for the
+ * stack contents that made two GPU runs of one seed differ. */
+static void test_pool_meta(void)
+{
+    const mf_instr *dense = mf_instr_find("hopper/mma.m16n8k16.f32.f16.f16.f32");
+    const mf_instr *sp = mf_instr_find("hopper/mma.sp.m16n8k16.f32.f16.f16.f32");
+    CHECK(dense && sp && pool_compatible(dense, sp), "pool: the rows are missing or no longer compatible");
+    if (!dense || !sp)
+        return;
+    pool p;
+    CHECK(pool_init(&p, 4) == 0, "pool_init");
+    mf_case cs;
+    memset(&cs, 0xEE, sizeof cs);
+    pool_add(&p, dense, &cs);
+    int zero = 1;
+    for (size_t q = 0; q < sizeof cs.meta; q++)
+        zero &= p.e[0].cs.meta[q] == 0;
+    CHECK(zero, "pool: a dense case kept the metadata field's contents");
+    for (int g = 0; g < sp->n_meta; g++)
+        cs.meta[g] = 0x4;   /* indices 0 and 1: legal */
+    pool_add(&p, sp, &cs);
+    CHECK(p.e[1].cs.meta[0] == 0x4 && p.e[1].cs.meta[sp->n_meta - 1] == 0x4, "pool: a sparse case lost its metadata");
+    pool_free(&p);
+}
+
 int main(int argc, char **argv)
 {
+    test_pool_meta();
     test_gpu_uuid();
     test_specials();
     test_signature();

@@ -420,8 +420,48 @@ static void test_sparse_random_cases_legal(void)
     }
 }
 
+/* The probes of a sparse row run on hardware too (mmafuzz probe, fit): every
+ * case they hand to the device is a legal sparse case (mf_sparse_check: legal
+ * metadata, +0 at the pruned positions of a), and the chunk probe, run over
+ * the dense view of K/2 kept products, finds the row's L (the table's: 8 for
+ * m16n8k16 f16, 4 for m16n8k8 tf32, as measured on an H100, README). */
+static const mf_instr *g_probe_row;
+static int g_probe_bad, g_probe_cases;
+static int probe_collect(void *ctx, const mf_case *cs, size_t n, uint64_t *out)
+{
+    for (size_t q = 0; q < n; q++) {
+        const char *why = "";
+        g_probe_bad += mf_sparse_check(g_probe_row, &cs[q], &why) != 0;
+        g_probe_cases++;
+    }
+    return rf_run_row(ctx, cs, n, out);
+}
+
+static void test_sparse_probes_legal(void)
+{
+    const char *rows[] = {"hopper/mma.sp.m16n8k16.f32.f16.f16.f32", "hopper/mma.sp::ordered_metadata.m16n8k8.f32.tf32.tf32.f32"};
+    for (int i = 0; i < 2; i++) {
+        const mf_instr *in = mf_instr_find(rows[i]);
+        CHECK(in && in->sparse, "%s missing", rows[i]);
+        if (!in)
+            continue;
+        g_probe_row = in;
+        g_probe_bad = g_probe_cases = 0;
+        static rf_probe_run pr;
+        rf_row r = rf_row_of(in);
+        CHECK(rf_probe_all(in, probe_collect, &r, &pr) == 0, "%s: probes failed", in->name);
+        CHECK(g_probe_cases > 100 && g_probe_bad == 0, "%s: %d of %d probe cases not legal sparse cases", in->name,
+              g_probe_bad, g_probe_cases);
+        /* the chunk probe over the view: L is the table's chunk length over kept products */
+        const rf_probe_result *l = probe_result(&pr, "chunk length L");
+        CHECK(l && l->status == RF_PROBE_OK && l->value == in->L, "%s: chunk length %s, the row's L is %d", in->name,
+              l ? l->text : "?", in->L);
+    }
+}
+
 int main(void)
 {
+    test_sparse_probes_legal();
     test_sparse_random_cases_legal();
     test_nearest_start();
     test_sparse_catalogue();

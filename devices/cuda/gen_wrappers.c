@@ -141,7 +141,11 @@ static void put_wrapper(FILE *f, const mf_instr *in, const char *variant, int id
         put_layout(f, "LB", &s.b);
     put_layout(f, "LCD", &s.cd);
     if (s.kind == MF_PTX_MMA_SP)   /* the metadata (layout.h, mf_sp_meta_pos) and the selector */
+    {
         fprintf(f, "    enum { N_META = %d, SP_GROUP = %d, SEL = %d };\n", s.n_meta, s.sp_group, s.sel);
+        fprintf(f, "    __host__ __device__ static constexpr mf_sp_meta_layout META() { return mf_sp_meta_layout{%d, %d, %d, %d, %d}; }\n",
+                s.meta.sel_tig, s.meta.hi_tig, s.meta.hi_bit, s.meta.run, s.meta.run_tig);
+    }
     int next = 0;
     const char *dc = reg_constraint(in->fd);
     if (s.kind == MF_PTX_MMA_SYNC || s.kind == MF_PTX_MMA_SP) {

@@ -263,6 +263,36 @@ static mf_frag_layout cd_frag(int n)
     return lay(1, 0, 0, 2, nbits, rs, cs);
 }
 
+/* The metadata register of mma.sp (layout.h, mf_sp_meta_pos), by operand
+ * width (narrow: 8- and 4-bit types) and nibbles a row.  Measured on hardware
+ * by one-hot probes (devices/cuda/NOTES.md): f16/bf16/tf32 on an H100 and an
+ * H200, the narrow types on an H200 (.sp and ::ordered_metadata alike). */
+static const struct {
+    int narrow, n_meta;
+    mf_sp_meta_layout L;   /* sel_tig, hi_tig, hi_bit, run, run_tig */
+} sp_meta_layouts[] = {
+    /* f16/bf16 m16n8k16, tf32 m16n8k8: tig = sel, row g bits 0-15, row g+8 bits 16-31 */
+    {0, 4, {1, 0, 16, 4, 1}},
+    /* f16/bf16 m16n8k32, tf32 m16n8k16: tig 2*sel groups 0-3, 2*sel + 1 groups 4-7, rows as above */
+    {0, 8, {2, 0, 16, 4, 1}},
+    /* s8/u8 m16n8k32, s4/u4 m16n8k64: tig 2*sel row g, 2*sel + 1 row g+8, group i at bits 4i */
+    {1, 8, {2, 1, 0, 8, 2}},
+    /* s8/u8 and e4m3/e5m2 m16n8k64, s4/u4 m16n8k128 (selector 0): tig 0 row g, tig 1 row g+8
+     * (groups 0-7), tig 2 row g, tig 3 row g+8 (groups 8-15) */
+    {1, 16, {0, 1, 0, 8, 2}},
+};
+
+static int sp_meta_layout_of(const mf_instr *in, mf_sp_meta_layout *out)
+{
+    int narrow = is_8bit(in->fa) || is_int8(in->fa) || is_int4(in->fa);
+    for (size_t i = 0; i < sizeof sp_meta_layouts / sizeof sp_meta_layouts[0]; i++)
+        if (sp_meta_layouts[i].narrow == narrow && sp_meta_layouts[i].n_meta == in->n_meta) {
+            *out = sp_meta_layouts[i].L;
+            return 0;
+        }
+    return -1;
+}
+
 int mf_wrap_shape_of(const mf_instr *in, const mf_variant *v, mf_wrap_shape *out)
 {
     memset(out, 0, sizeof *out);
@@ -304,8 +334,10 @@ int mf_wrap_shape_of(const mf_instr *in, const mf_variant *v, mf_wrap_shape *out
          * s4); B the dense B of the logical K (f16 k32: row = tig*2 + (e&1) +
          * 8*(e>>1); tf32 k16: row = tig + 4*e; s8 k32 and s4 k64: the dense
          * m16n8k32 s8 and m16n8k64 s4 B; s8 k64 and s4 k128: one more step,
-         * b_frag); C/D as m16n8 */
-        if (!mf_sp_sel_ok(in, v->sel))
+         * b_frag); C/D as m16n8.  The packed A of s8, s4 and fp8 was read off
+         * an H200 with raw registers (NOTES): as here, given that B.  The
+         * metadata register: sp_meta_layouts */
+        if (!mf_sp_sel_ok(in, v->sel) || sp_meta_layout_of(in, &out->meta))
             return -1;
         out->threads = 32;
         out->a_in_regs = 1;

@@ -65,27 +65,36 @@ typedef enum mf_ptx_kind {
 } mf_ptx_kind;
 
 /* Sparse mma (PTX ISA "Sparse matrix storage", "Matrix fragments for sparse
- * mma"): the metadata register.  Each thread holds 32 bits: the nibbles of
- * row groupID in bits 0-15 and of row groupID+8 in bits 16-31, four nibbles
- * (groups of the row, in K order) each.  A row of n_meta nibbles (4 for
- * m16n8k16 f16/bf16 and m16n8k8 tf32, 8 for m16n8k32, m16n8k16 tf32,
- * m16n8k32 s8/u8 and m16n8k64 s4/u4, 16 for m16n8k64 s8/u8 and m16n8k128
- * s4/u4) needs n_meta/4 threads of each quad; the sparsity selector `sel`
- * picks them: threads tig = sel*(n_meta/4) .. sel*(n_meta/4) + n_meta/4 - 1,
- * the first holding groups 0-3, the second 4-7, ... (for m16n8k32: "threads
- * T0/T1" with selector 0, T2/T3 with 1; 16 nibbles: all four threads,
- * selector 0, the PTX figures' "columns 0-31 / 32-63" of s8 m16n8k64 being
- * T0/T1 and T2/T3).  The integer rows' metadata layout is read from the PTX
- * text and figure titles and the f16 rows' measured one; `test_gpu layout`
- * probes it on hardware.  Position of nibble `grp` of `row`: */
+ * mma"): the metadata register.  Each thread of a quad (groupID g) holds 32
+ * bits, a nibble per group of K (4 positions; tf32 2, s4/u4 8), and the
+ * sparsity selector `sel` picks which threads of the quad are read.  Where
+ * nibble `grp` of row r (r = g or g + 8) sits:
+ *
+ *   tig = sel*sel_tig + (r >= 8)*hi_tig + (grp / run)*run_tig
+ *   bit = (r >= 8)*hi_bit + 4*(grp % run)
+ *
+ * Two families, measured on hardware (devices/cuda/NOTES.md, table in
+ * layout.c): f16/bf16/tf32 put rows g and g+8 in one thread (bits 0-15 and
+ * 16-31, four groups each, a second thread for groups 4-7); the 8- and 4-bit
+ * types (s8/u8, s4/u4, e4m3/e5m2) give each row a thread of its own, eight
+ * groups in bits 0-31 (tig 2*sel: row g, 2*sel + 1: row g+8; with 16 groups
+ * a row, tig 0/1 hold groups 0-7, tig 2/3 groups 8-15). */
+typedef struct mf_sp_meta_layout {
+    int8_t sel_tig;  /* tig added per selector step */
+    int8_t hi_tig;   /* tig added for rows 8..15 */
+    int8_t hi_bit;   /* bit offset added for rows 8..15 */
+    int8_t run;      /* consecutive groups of a row in one thread */
+    int8_t run_tig;  /* tig added per run of groups */
+} mf_sp_meta_layout;
+
 #if defined(__CUDACC__)
 __host__ __device__
 #endif
-static inline void mf_sp_meta_pos(int n_meta, int sel, int row, int grp, int *lane, int *bit)
+static inline void mf_sp_meta_pos(const mf_sp_meta_layout *L, int sel, int row, int grp, int *lane, int *bit)
 {
-    int per = n_meta / 4;
-    *lane = (row & 7) * 4 + sel * per + grp / 4;
-    *bit = (row >= 8 ? 16 : 0) + 4 * (grp & 3);
+    int hi = row >= 8;
+    *lane = (row & 7) * 4 + sel * L->sel_tig + hi * L->hi_tig + (grp / L->run) * L->run_tig;
+    *bit = hi * L->hi_bit + 4 * (grp % L->run);
 }
 
 /* The logical K position of packed column pc of a row of A whose metadata
@@ -128,7 +137,8 @@ typedef struct mf_wrap_shape {
     int a_in_regs;           /* A is a register fragment (always for mma.sync) */
     mf_frag_layout a, b, cd; /* b unused for wgmma (B always from shared memory); mma.sp:
                                 a over the packed A (M x K/2), b over the logical K */
-    int n_meta;              /* mma.sp: metadata nibbles per row of A (mf_sp_meta_pos); else 0 */
+    int n_meta;              /* mma.sp: metadata nibbles per row of A; else 0 */
+    mf_sp_meta_layout meta;  /* mma.sp: where the metadata register holds them (mf_sp_meta_pos) */
     int sp_group;            /* mma.sp: K positions per nibble (4, tf32 2, s4/u4 8) */
     int sel;                 /* mma.sp: the sparsity selector */
 } mf_wrap_shape;

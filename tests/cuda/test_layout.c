@@ -258,19 +258,27 @@ static void ptx_sp_b(const mf_instr *in, int lane, int i, int *row, int *col)
         *row = 2 * t + (i & 1) + 8 * (i >> 1);         /* b0..: rows 2t + (i&1), +8 per register */
 }
 
-/* The metadata register (PTX ISA "Sparse matrix storage" figures; for
- * m16n8k32 the "threads T0/T1 for selector 0" of the metadata figure):
- * the thread of quad g holding nibble grp of row r, and the bit. */
-static void ptx_sp_meta(int n_meta, int sel, int r, int grp, int *lane, int *bit)
+/* The metadata register, as measured on hardware (devices/cuda/NOTES.md):
+ * the thread of quad g holding nibble grp of row r, and the bit.
+ * f16/bf16/tf32: rows g and g+8 share a thread (bits 0-15 / 16-31), for
+ * m16n8k32 (tf32 k16) the "threads T0/T1 for selector 0" of the PTX figure
+ * split the groups 0-3 / 4-7.  8- and 4-bit types: a thread per row, all
+ * eight nibbles of it (the second row's thread next to the first's); 16
+ * groups a row: T0/T1 groups 0-7, T2/T3 groups 8-15. */
+static void ptx_sp_meta(const mf_instr *in, int sel, int r, int grp, int *lane, int *bit)
 {
-    int g = r % 8;
+    int g = r % 8, n_meta = in->n_meta;
+    int narrow = in->fa == MF_FMT_S8 || in->fa == MF_FMT_U8 || in->fa == MF_FMT_S4 || in->fa == MF_FMT_U4 ||
+                 in->fa == MF_FMT_E4M3 || in->fa == MF_FMT_E5M2;
+    if (narrow) {
+        *lane = 4 * g + (n_meta == 8 ? 2 * sel : 2 * (grp / 8)) + (r >= 8);
+        *bit = 4 * (grp % 8);
+        return;
+    }
     if (n_meta == 4)   /* one thread per quad: tig = selector */
         *lane = 4 * g + sel;
-    else if (n_meta == 8)   /* two: tig = 2*selector (groups 0-3), 2*selector + 1 (groups 4-7) */
+    else               /* two: tig = 2*selector (groups 0-3), 2*selector + 1 (groups 4-7) */
         *lane = 4 * g + 2 * sel + (grp >= 4);
-    else               /* 16 (s8 m16n8k64, s4 m16n8k128): all four, selector 0; the figures' "columns 0-31"
-                          (s4: 0-63) are T0/T1, the second half T2/T3 */
-        *lane = 4 * g + grp / 4;
     *bit = (r < 8 ? 0 : 16) + 4 * (grp % 4);
 }
 
@@ -314,14 +322,14 @@ static int check_sparse(const mf_instr *in)
         for (int q = 0; q < in->k * 8; q++)
             EXPECT(hitB[q] == 1, "%s B (%d,%d) hit %d times", in->name, q / 8, q % 8, hitB[q]);
         check_layout("C/D", in, vn, &s.cd, 32, in->m, in->n, 2);
-        /* metadata: (row, group) -> (lane, bit) as the PTX figures place it,
+        /* metadata: (row, group) -> (lane, bit) as measured (ptx_sp_meta),
          * and a bijection onto the 8 nibbles of each thread the selector names */
         int hitM[32 * 8] = {0};
         for (int r = 0; r < 16; r++)
             for (int grp = 0; grp < s.n_meta; grp++) {
                 int l, b, el, eb;
-                mf_sp_meta_pos(s.n_meta, sel, r, grp, &l, &b);
-                ptx_sp_meta(s.n_meta, sel, r, grp, &el, &eb);
+                mf_sp_meta_pos(&s.meta, sel, r, grp, &l, &b);
+                ptx_sp_meta(in, sel, r, grp, &el, &eb);
                 EXPECT(l == el && b == eb, "%s meta [%s] row %d group %d: lane %d bit %d, PTX lane %d bit %d", in->name,
                        vn, r, grp, l, b, el, eb);
                 if (l >= 0 && l < 32 && b >= 0 && b < 32 && b % 4 == 0)

@@ -429,18 +429,31 @@ int mf_sass_expect(const mf_instr *in, const mf_variant *v, char *buf, size_t le
              * chained HMMA: .16816 for K=32, .1688 for K=16 (DOMAIN section 5) */
             n = snprintf(buf, len, "HMMA.%s.%s", in->k == 32 ? "16816" : "1688", acc);
         } else if (mf_format_is_int(in->fa)) {
-            /* ptxas 13.0, sm_90a: s8/u8 one IMMA.<m n k>.<A>.<B>[.SAT]; s4/u4 as IMMA
-             * on int8 unpacked from the nibbles, twice (IMMA of half the 4-bit K),
-             * from zero, then integer adds of c (and a clamp by SEL for
-             * .satfinite); b1 BMMA.<m n k>.AND.POPC, twice for .xor.popc (on
-             * complemented operands) plus an add (devices/cuda/NOTES.md) */
-            int sat = (in->x & MF_INT_SATFINITE) != 0, k4 = is_int4(in->fa);
-            if (in->fa == MF_FMT_B1)
-                n = snprintf(buf, len, "BMMA.%d%d%d.AND.POPC", in->m, in->n, in->k * 32);
+            /* ptxas 13.0 (devices/cuda/NOTES.md, "Integer mma.sync on every target"):
+             *  sm_80, sm_89: native, one IMMA.<m n k>.<A>.<B>[.SAT] (s4/u4 as S4/U4),
+             *    b1 one BMMA.<m n k>.AND.POPC / .XOR.POPC;
+             *  sm_90a: s8/u8 native; s4/u4 as two IMMA of half the 4-bit K on int8
+             *    unpacked from the nibbles, from zero, then integer adds of c (a
+             *    clamp by SEL for .satfinite); b1 .and native, .xor as two
+             *    BMMA.AND.POPC on complemented operands plus an add;
+             *  sm_100a, sm_120a: as sm_90a for s8/u8 and s4/u4, except that m8n8
+             *    runs as the m16n8 IMMA of its K; b1 (.and and .xor) as
+             *    IMMA.16832.U8.U8 on bits unpacked to bytes, K/32 of them. */
+            const int sat = (in->x & MF_INT_SATFINITE) != 0, k4 = is_int4(in->fa);
+            const int native = in->arch == MF_ARCH_AMPERE || in->arch == MF_ARCH_ADA;
+            const int wide = in->arch == MF_ARCH_BLACKWELL || in->arch == MF_ARCH_RTX_BLACKWELL;
+            const char *sa = mf_format_get(in->fa)->has_sign ? "S" : "U", *sb = mf_format_get(in->fb)->has_sign ? "S" : "U";
+            if (in->fa == MF_FMT_B1 && wide)
+                n = snprintf(buf, len, "IMMA.16832.U8.U8");
+            else if (in->fa == MF_FMT_B1)
+                n = snprintf(buf, len, "BMMA.%d%d%d.%s.POPC", in->m, in->n, in->k * 32,
+                             native && (in->x & MF_INT_XOR) ? "XOR" : "AND");
+            else if (native)
+                n = snprintf(buf, len, "IMMA.%d%d%d.%s%d.%s%d%s", in->m, in->n, in->k, sa, k4 ? 4 : 8, sb, k4 ? 4 : 8,
+                             sat ? ".SAT" : "");
             else
-                n = snprintf(buf, len, "IMMA.%d%d%d.%s8.%s8%s", in->m, in->n, k4 ? in->k / 2 : in->k,
-                             mf_format_get(in->fa)->has_sign ? "S" : "U", mf_format_get(in->fb)->has_sign ? "S" : "U",
-                             sat && !k4 ? ".SAT" : "");
+                n = snprintf(buf, len, "IMMA.%d%d%d.%s8.%s8%s", wide ? 16 : in->m, in->n, k4 ? in->k / 2 : in->k, sa,
+                             sb, sat && !k4 ? ".SAT" : "");
         } else if (is_8bit(in->fa)) {
             n = snprintf(buf, len, "QMMA.168%d.%s.%s.%s", in->k, acc, sass_type(in->fa), sass_type(in->fb));
         } else {

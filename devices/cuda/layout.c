@@ -58,6 +58,10 @@ mf_ptx_kind mf_ptx_kind_of(const mf_instr *in, const char **why)
         return MF_PTX_NONE;
     }
     if (!strncmp(in->qualifier, "wgmma.", 6)) {
+        if (in->sparse) {
+            *why = "no wgmma.sp wrapper yet";
+            return MF_PTX_NONE;
+        }
         if (in->m != 64 || (mf_format_is_int(in->fa) && !(is_int8(in->fa) && is_int8(in->fb) && in->k == 32) &&
                             !(in->fa == MF_FMT_B1 && in->k == 8))) {
             *why = "no wrapper for this wgmma shape";

@@ -140,8 +140,11 @@ static void put_wrapper(FILE *f, const mf_instr *in, const char *variant, int id
     if (s.kind == MF_PTX_MMA_SYNC || s.kind == MF_PTX_MMA_SP)
         put_layout(f, "LB", &s.b);
     put_layout(f, "LCD", &s.cd);
-    if (s.kind == MF_PTX_MMA_SP)   /* the metadata (layout.h, mf_sp_meta_pos) and the selector */
+    if (s.kind == MF_PTX_MMA_SP) { /* the metadata (layout.h, mf_meta_pos) and the selector */
         fprintf(f, "    enum { N_META = %d, SP_GROUP = %d, SEL = %d };\n", s.n_meta, s.sp_group, s.sel);
+        fprintf(f, "    __host__ __device__ static constexpr mf_meta_layout LM() { return mf_meta_layout{%d, %d, %d, %d, %d}; }\n",
+                s.meta.sel_step, s.meta.per_thread, s.meta.t_grp, s.meta.t_row, s.meta.b_row);
+    }
     int next = 0;
     const char *dc = reg_constraint(in->fd);
     if (s.kind == MF_PTX_MMA_SYNC || s.kind == MF_PTX_MMA_SP) {

@@ -100,7 +100,7 @@ template <class W> __device__ __forceinline__ void mf_mma_sync_tiles(const mf_ka
  * (row, pc) of the packed M x K/2 layout W::LA is A[row][mf_sp_logical_col(
  * the row's metadata, pc)] (layout.h); the metadata (g.SA, W::N_META bytes per
  * row, one nibble each) goes into the 32-bit register of the threads the
- * selector W::SEL names (mf_sp_meta_pos), 0 in the others. */
+ * selector W::SEL names (mf_meta_pos of W::LM), 0 in the others. */
 template <class W> __device__ __forceinline__ void mf_mma_sp_tiles(const mf_kargs &g)
 {
     const int lane = threadIdx.x & 31;
@@ -127,12 +127,13 @@ template <class W> __device__ __forceinline__ void mf_mma_sp_tiles(const mf_karg
             a[e / per] |= (typename W::reg_t)(v << (W::VA * (e % per)));
         }
         unsigned int meta = 0;
+        const mf_meta_layout LM = W::LM();
 #pragma unroll
         for (int row = 0; row < W::M; row++)
 #pragma unroll
             for (int grp = 0; grp < W::N_META; grp++) {
                 int l, bit;
-                mf_sp_meta_pos(W::N_META, W::SEL, row, grp, &l, &bit);
+                mf_meta_pos(&LM, W::SEL, row, grp, &l, &bit);
                 if (l == lane)
                     meta |= (unsigned int)(Mt[row * W::N_META + grp] & 15) << bit;
             }

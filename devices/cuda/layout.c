@@ -23,6 +23,15 @@ int mf_sp_sel_ok(const mf_instr *in, int sel)
     return in->sparse && sel >= 0 && sel < 16 / in->n_meta;   /* 4, 8, 16 nibbles a row: 4, 2, 1 selectors */
 }
 
+/* The metadata register layouts (layout.h, mf_meta_layout), by nibbles a row. */
+static mf_meta_layout meta_layout(int n_meta)
+{
+    static const mf_meta_layout four = {1, 4, 1, 0, 16},   /* one thread of a quad: rows g | g+8 */
+                                eight = {2, 4, 1, 0, 16},  /* two: groups 0-3, 4-7, rows g | g+8 */
+                                sixteen = {4, 8, 2, 1, 0}; /* four: tig = row half + 2 * K half */
+    return n_meta == 4 ? four : n_meta == 8 ? eight : sixteen;
+}
+
 /* The operand forms of wgmma, each a variant of its own with N = 8 and A from
  * shared memory (layout.h): the sign flips only for floating-point rows (PTX:
  * integer wgmma has no imm-scale-a/b), scale-d = 0 for every row. */
@@ -317,6 +326,7 @@ int mf_wrap_shape_of(const mf_instr *in, const mf_variant *v, mf_wrap_shape *out
         out->b = b_frag(in->fb, in->k);
         out->cd = cd_frag(8);
         out->n_meta = in->n_meta;
+        out->meta = meta_layout(in->n_meta);
         out->sp_group = in->sp_group;
         out->sel = v->sel;
         return 0;

@@ -64,28 +64,48 @@ typedef enum mf_ptx_kind {
                          one warp per tile: A packed (M x K/2), a metadata register */
 } mf_ptx_kind;
 
-/* Sparse mma (PTX ISA "Sparse matrix storage", "Matrix fragments for sparse
- * mma"): the metadata register.  Each thread holds 32 bits: the nibbles of
- * row groupID in bits 0-15 and of row groupID+8 in bits 16-31, four nibbles
- * (groups of the row, in K order) each.  A row of n_meta nibbles (4 for
- * m16n8k16 f16/bf16 and m16n8k8 tf32, 8 for m16n8k32, m16n8k16 tf32,
- * m16n8k32 s8/u8 and m16n8k64 s4/u4, 16 for m16n8k64 s8/u8 and m16n8k128
- * s4/u4) needs n_meta/4 threads of each quad; the sparsity selector `sel`
- * picks them: threads tig = sel*(n_meta/4) .. sel*(n_meta/4) + n_meta/4 - 1,
- * the first holding groups 0-3, the second 4-7, ... (for m16n8k32: "threads
- * T0/T1" with selector 0, T2/T3 with 1; 16 nibbles: all four threads,
- * selector 0, the PTX figures' "columns 0-31 / 32-63" of s8 m16n8k64 being
- * T0/T1 and T2/T3).  The integer rows' metadata layout is read from the PTX
- * text and figure titles and the f16 rows' measured one; `test_gpu layout`
- * probes it on hardware.  Position of nibble `grp` of `row`: */
+/* Sparse mma and wgmma (PTX ISA 9.7.14.6 "Sparse matrix storage", "Matrix
+ * fragments for sparse mma"; 9.7.15.6.2 for wgmma.sp, which shows the same
+ * metadata figures for each warp's 16 rows): the 32-bit metadata register,
+ * as data.  Nibble `grp` (group of the row, K order) of row r of a warp's 16
+ * rows sits in the thread of quad r % 8 with
+ *   tig = sel * sel_step + t_grp * (grp / per_thread) + t_row * (r / 8)
+ *   bit = b_row * (r / 8) + 4 * (grp % per_thread)
+ * A row of n_meta nibbles:
+ *   4 (m16n8k16 f16/bf16, m16n8k8 tf32) and 8 (m16n8k32 f16/bf16 and s8/u8,
+ *     m16n8k16 tf32, m16n8k64 s4/u4; wgmma m64nNk32 f16/bf16, m64nNk16
+ *     tf32): a thread holds four nibbles of row groupID in bits 0-15 and the
+ *     same groups of row groupID+8 in bits 16-31; n_meta/4 threads of a quad
+ *     hold a row, the selector picks them (tig = sel*(n_meta/4) + grp/4: for
+ *     8 nibbles "threads T0/T1" with selector 0, T2/T3 with 1), measured on an
+ *     H100 for mma.sp f16/bf16/tf32;
+ *   16 (m16n8k64 s8/u8/e4m3/e5m2, m16n8k128 s4/u4; wgmma m64nNk64 fp8 and
+ *     s8/u8): all four threads, selector 0; a thread holds eight nibbles of
+ *     ONE row: tig bit 0 the row (groupID, groupID+8), tig bit 1 the half of
+ *     K (the PTX figures "columns 0-31" and "32-63": T0/T1 and T2/T3).  From
+ *     ptxas 13.0's own reading: for fp8 mma.sp m16n8k64 on sm_90a it builds
+ *     the two HMMA.SP.16832 metadata registers (8-nibble layout above) from
+ *     this one with PRMT/SHFL exactly so (devices/cuda/NOTES.md); CuTe's
+ *     ELayout_64x64 (SM90 sparse GMMA) and SM120 16x8x64 sparse ELayout say
+ *     the same.  Not yet probed on hardware (`test_gpu layout` does). */
+typedef struct mf_meta_layout {
+    int8_t sel_step;   /* threads of a quad one selector value covers (1, 2 or 4) */
+    int8_t per_thread; /* nibbles of a row one thread holds (4 or 8) */
+    int8_t t_grp;      /* tig step from one thread's nibbles of a row to the next's */
+    int8_t t_row;      /* tig step for rows 8-15 */
+    int8_t b_row;      /* bit step for rows 8-15 */
+} mf_meta_layout;
+
+/* Lane and bit of nibble `grp` of row `row` (0..15, the warp's) under
+ * selector sel. */
 #if defined(__CUDACC__)
 __host__ __device__
 #endif
-static inline void mf_sp_meta_pos(int n_meta, int sel, int row, int grp, int *lane, int *bit)
+static inline void mf_meta_pos(const mf_meta_layout *L, int sel, int row, int grp, int *lane, int *bit)
 {
-    int per = n_meta / 4;
-    *lane = (row & 7) * 4 + sel * per + grp / 4;
-    *bit = (row >= 8 ? 16 : 0) + 4 * (grp & 3);
+    int hi = (row >> 3) & 1;
+    *lane = (row & 7) * 4 + sel * L->sel_step + L->t_grp * (grp / L->per_thread) + L->t_row * hi;
+    *bit = L->b_row * hi + 4 * (grp % L->per_thread);
 }
 
 /* The logical K position of packed column pc of a row of A whose metadata
@@ -128,7 +148,8 @@ typedef struct mf_wrap_shape {
     int a_in_regs;           /* A is a register fragment (always for mma.sync) */
     mf_frag_layout a, b, cd; /* b unused for wgmma (B always from shared memory); mma.sp:
                                 a over the packed A (M x K/2), b over the logical K */
-    int n_meta;              /* mma.sp: metadata nibbles per row of A (mf_sp_meta_pos); else 0 */
+    int n_meta;              /* mma.sp: metadata nibbles per row of A; else 0 */
+    mf_meta_layout meta;     /* mma.sp: where they sit (mf_meta_pos) */
     int sp_group;            /* mma.sp: K positions per nibble (4, tf32 2, s4/u4 8) */
     int sel;                 /* mma.sp: the sparsity selector */
 } mf_wrap_shape;

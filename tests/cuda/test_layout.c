@@ -260,17 +260,24 @@ static void ptx_sp_b(const mf_instr *in, int lane, int i, int *row, int *col)
 
 /* The metadata register (PTX ISA "Sparse matrix storage" figures; for
  * m16n8k32 the "threads T0/T1 for selector 0" of the metadata figure):
- * the thread of quad g holding nibble grp of row r, and the bit. */
+ * the thread of quad g holding nibble grp of row r (0..15), and the bit. */
 static void ptx_sp_meta(int n_meta, int sel, int r, int grp, int *lane, int *bit)
 {
     int g = r % 8;
+    if (n_meta == 16) {
+        /* 16 (s8/fp8 m16n8k64, s4 m16n8k128, wgmma k64): all four, selector 0;
+         * the figures' "columns 0-31" (s4: 0-63) are T0/T1, the second half
+         * T2/T3: T0 and T2 row g, T1 and T3 row g+8, a row's eight nibbles in
+         * one register (as ptxas 13.0 regroups them for its two HMMA.SP.16832
+         * of fp8 m16n8k64 on sm_90a; devices/cuda/NOTES.md) */
+        *lane = 4 * g + (r >= 8) + 2 * (grp / 8);
+        *bit = 4 * (grp % 8);
+        return;
+    }
     if (n_meta == 4)   /* one thread per quad: tig = selector */
         *lane = 4 * g + sel;
-    else if (n_meta == 8)   /* two: tig = 2*selector (groups 0-3), 2*selector + 1 (groups 4-7) */
+    else               /* 8: two, tig = 2*selector (groups 0-3), 2*selector + 1 (groups 4-7) */
         *lane = 4 * g + 2 * sel + (grp >= 4);
-    else               /* 16 (s8 m16n8k64, s4 m16n8k128): all four, selector 0; the figures' "columns 0-31"
-                          (s4: 0-63) are T0/T1, the second half T2/T3 */
-        *lane = 4 * g + grp / 4;
     *bit = (r < 8 ? 0 : 16) + 4 * (grp % 4);
 }
 
@@ -320,7 +327,7 @@ static int check_sparse(const mf_instr *in)
         for (int r = 0; r < 16; r++)
             for (int grp = 0; grp < s.n_meta; grp++) {
                 int l, b, el, eb;
-                mf_sp_meta_pos(s.n_meta, sel, r, grp, &l, &b);
+                mf_meta_pos(&s.meta, sel, r, grp, &l, &b);
                 ptx_sp_meta(s.n_meta, sel, r, grp, &el, &eb);
                 EXPECT(l == el && b == eb, "%s meta [%s] row %d group %d: lane %d bit %d, PTX lane %d bit %d", in->name,
                        vn, r, grp, l, b, el, eb);

@@ -234,7 +234,9 @@ const char *mf_rho_name(mf_rho r);
 typedef enum mf_sparse {
     MF_DENSE = 0,
     MF_SP = 1,          /* mma.sp.sync: the metadata's two indices of a group in either order */
-    MF_SP_ORDERED = 2   /* mma.sp::ordered_metadata.sync: the indices in increasing order */
+    MF_SP_ORDERED = 2,  /* mma.sp::ordered_metadata.sync: the indices in increasing order */
+    MF_SP_WGMMA = 3     /* wgmma.mma_async.sp: two distinct indices in either order, for every
+                           type (PTX ISA 9.7.15.6.1: no increasing-only rule, fp8 included) */
 } mf_sparse;
 
 /* How the model treats a sparse row's products: the hypothesis and the
@@ -289,7 +291,7 @@ typedef struct mf_instr {
                               (measured on an H100, README Findings) */
     uint8_t no_c_neg_zero; /* with no_c, the refuted alternative instead: no term for c, and
                               -0 when every product is -0 (kept for test_gpu forms to count) */
-    /* Sparse rows (mma.sp): A is 2:4 sparse along K (tf32: 1:2; s4/u4: 4:8
+    /* Sparse rows (mma.sp, wgmma.sp): A is 2:4 sparse along K (tf32: 1:2; s4/u4: 4:8
      * by pairs).  k is the logical K; a case holds the logical dense row of A
      * (zeros at the pruned positions) and one metadata nibble per group
      * (mf_case.meta). */
@@ -345,12 +347,14 @@ typedef struct mf_case {
 } mf_case;
 
 /* 1 if sparse row `in` takes only increasing metadata indices: every
- * ::ordered_metadata row, and the fp8 rows for plain .sp too (PTX ISA
- * "Sparse matrix storage": for .e4m3/.e5m2 the six increasing nibbles are
- * "the meaningful values", whatever the form). */
+ * ::ordered_metadata row, and the fp8 mma.sp rows for plain .sp too (PTX ISA
+ * 9.7.14.6.1 "Sparse matrix storage": for .e4m3/.e5m2 the six increasing
+ * nibbles are "the meaningful values", whatever the form).  wgmma.sp
+ * (9.7.15.6.1) has no such rule, for fp8 neither. */
 MF_HD static inline int mf_sparse_sorted_only(const mf_instr *in)
 {
-    return in->sparse == MF_SP_ORDERED || in->fa == MF_FMT_E4M3 || in->fa == MF_FMT_E5M2;
+    return in->sparse == MF_SP_ORDERED ||
+           (in->sparse == MF_SP && (in->fa == MF_FMT_E4M3 || in->fa == MF_FMT_E5M2));
 }
 
 /* @return 1 if nibble v is legal metadata for sparse row `in` (PTX ISA
@@ -440,7 +444,7 @@ MF_HD static inline int mf_sparse_check(const mf_instr *in, const mf_case *cs, c
     for (int g = 0; g < in->n_meta; g++)
         if (!mf_sparse_meta_ok(in, cs->meta[g])) {
             *why = in->sp_group == 2 ? "a tf32 metadata nibble must be 4 or e"
-                   : mf_sparse_sorted_only(in) ? "metadata indices must differ and increase (::ordered_metadata, fp8)"
+                   : mf_sparse_sorted_only(in) ? "metadata indices must differ and increase (::ordered_metadata, fp8 mma.sp)"
                                                  : "the two metadata indices of a group must differ";
             return -1;
         }
@@ -487,7 +491,7 @@ MF_HD int mf_output_equal(const mf_instr *in, uint64_t got, uint64_t expected);
  *   B   N x K  column-major     (column j: its K values contiguous)
  *   C   M x N  row-major;  D   M x N  row-major (written)
  *   SA  M x S, SB  N x S        (S = n_scales; NULL when 0)
- *   sparse rows (mma.sp): SA is the metadata, M x n_meta bytes, one
+ *   sparse rows (mma.sp, wgmma.sp): SA is the metadata, M x n_meta bytes, one
  *   mf_case.meta nibble a byte; SB unused (NULL); A holds the logical dense
  *   rows (the model reads a pruned position as +0)
  * mf_eval_tiles gives every output exactly what mf_eval gives it; it is

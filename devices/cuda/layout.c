@@ -15,6 +15,12 @@ static int is_int4(mf_format f) { return f == MF_FMT_S4 || f == MF_FMT_U4; }
 
 const char *const mf_wgmma_variants[] = {"", "a_reg", "n256", "n256,a_reg", NULL};
 
+const char *const *mf_wgmma_sp_variants(const mf_instr *in)
+{
+    static const char *const sel01[] = {"", "a_reg", "n256", "n256,a_reg", "sel1", NULL};
+    return mf_sp_sel_ok(in, 1) ? sel01 : mf_wgmma_variants;
+}
+
 /* mma.sp: the sparsity selector as a variant (the default "" is selector 0). */
 const char *const mf_sp_variants[] = {"sel1", "sel2", "sel3", NULL};
 
@@ -56,6 +62,19 @@ mf_ptx_kind mf_ptx_kind_of(const mf_instr *in, const char **why)
     if (in->arch == MF_ARCH_VOLTA) {
         *why = "model-only: nvcc 13.0 no longer builds sm_70";
         return MF_PTX_NONE;
+    }
+    if (!strncmp(in->qualifier, "wgmma.", 6) && in->sparse) {
+        /* wgmma.mma_async.sp (PTX ISA 9.7.15.6.3): f16/bf16 m64nNk32, tf32
+         * m64nNk16, e4m3/e5m2 m64nNk64 (f32 and f16 D), s8/u8 m64nNk64 */
+        int ok = in->m == 64 && ((in->fa == in->fb && is_16bit(in->fa) && in->k == 32) ||
+                                 (in->fa == in->fb && in->fa == MF_FMT_TF32 && in->k == 16) ||
+                                 (is_8bit(in->fa) && is_8bit(in->fb) && in->k == 64) ||
+                                 (is_int8(in->fa) && is_int8(in->fb) && in->k == 64));
+        if (!ok) {
+            *why = "no wrapper for this wgmma.sp shape";
+            return MF_PTX_NONE;
+        }
+        return MF_PTX_WGMMA_SP;
     }
     if (!strncmp(in->qualifier, "wgmma.", 6)) {
         if (in->m != 64 || (mf_format_is_int(in->fa) && !(is_int8(in->fa) && is_int8(in->fb) && in->k == 32) &&
@@ -126,8 +145,13 @@ int mf_variant_parse(const mf_instr *in, const char *variant, mf_variant *out)
             }
         return -1;
     }
-    if (mf_ptx_kind_of(in, NULL) != MF_PTX_WGMMA)
+    mf_ptx_kind kind = mf_ptx_kind_of(in, NULL);
+    if (kind != MF_PTX_WGMMA && kind != MF_PTX_WGMMA_SP)
         return -1;
+    if (kind == MF_PTX_WGMMA_SP && !strcmp(variant, "sel1") && mf_sp_sel_ok(in, 1)) {
+        out->sel = 1;
+        return 0;
+    }
     for (int i = 1; mf_wgmma_variants[i]; i++)
         if (!strcmp(variant, mf_wgmma_variants[i])) {
             out->n = strstr(variant, "n256") ? 256 : in->n;
@@ -263,10 +287,13 @@ static mf_frag_layout cd_frag(int n)
     return lay(1, 0, 0, 2, nbits, rs, cs);
 }
 
-/* The metadata register of mma.sp (layout.h, mf_sp_meta_pos), by operand
- * width (narrow: 8- and 4-bit types) and nibbles a row.  Measured on hardware
- * by one-hot probes (devices/cuda/NOTES.md): f16/bf16/tf32 on an H100 and an
- * H200, the narrow types on an H200 (.sp and ::ordered_metadata alike). */
+/* The metadata register of mma.sp and wgmma.sp (layout.h, mf_sp_meta_pos),
+ * by operand width (narrow: 8- and 4-bit types) and nibbles a row.  Measured
+ * for mma.sp on hardware by one-hot probes (devices/cuda/NOTES.md):
+ * f16/bf16/tf32 on an H100 and an H200, the narrow types on an H200 (.sp and
+ * ::ordered_metadata alike).  wgmma.sp (each warp's 16 rows) takes the entry
+ * of its types: f16/bf16 k32 and tf32 k16 the second, fp8 and s8/u8 k64 the
+ * fourth; not yet measured. */
 static const struct {
     int narrow, n_meta;
     mf_sp_meta_layout L;   /* sel_tig, hi_tig, hi_bit, run, run_tig */
@@ -359,6 +386,37 @@ int mf_wrap_shape_of(const mf_instr *in, const mf_variant *v, mf_wrap_shape *out
         out->cd = cd_frag(v->n);
         out->cd.w_row = 16;
         return 0;
+    case MF_PTX_WGMMA_SP:
+        /* PTX ISA 9.7.15.6.2 "Matrix fragments for sparse wgmma.mma_async.m64nNk32 /
+         * k16 / k64": A from registers is the packed M x K/2 matrix, each warp
+         * its 16 rows (warp w: rows 16w..16w+15) in the figures' layout, which
+         * is sparse mma's of the same types: f16/bf16 k32 as m16n8k16 ("two
+         * non-zero out of 4 consecutive" a register), tf32 k16 as m16n8k8, fp8
+         * and s8/u8 k64 as m16n8k32 8-bit ("four non-zero out of eight
+         * consecutive" a register) over the packed columns (CuTe's SM90
+         * sparse GMMA RS atoms use the dense ALayout_64x32 / 64x16 / 64x64
+         * of the logical K, the same); D as dense wgmma; the metadata as
+         * sparse mma's per warp (the PTX shows the mma.sp figures:
+         * m16n8k32 f16, m16n8k16 tf32, m16n8k64 u8/s8): the sp_meta_layouts
+         * entry of the same operand width and nibbles a row, i.e. of mma.sp
+         * m16n8k32 f16/bf16, m16n8k16 tf32 and m16n8k64 s8/u8/e4m3/e5m2 (the
+         * last measured on an H200 for mma.sp), mf_sp_meta_pos over the
+         * warp's rows.  Selector 0..1 for f16/bf16/tf32, 0 for fp8 and s8/u8
+         * (PTX table in 9.7.15.6.3), a variant with N = 8 and A from shared
+         * memory as the operand forms. */
+        if ((v->n != 8 && v->n != 256) || !mf_sp_sel_ok(in, v->sel) || sp_meta_layout_of(in, &out->meta) ||
+            ((v->neg_a || v->neg_b || v->no_c || v->trans_a || v->trans_b || v->sel) && (v->n != in->n || v->a_reg)))
+            return -1;
+        out->threads = 128;
+        out->a_in_regs = v->a_reg;
+        out->a = a_frag(in->fa, in->k / 2);
+        out->a.w_row = 16;
+        out->cd = cd_frag(v->n);
+        out->cd.w_row = 16;
+        out->n_meta = in->n_meta;
+        out->sp_group = in->sp_group;
+        out->sel = v->sel;
+        return 0;
     default:
         return -1;
     }
@@ -392,6 +450,16 @@ int mf_ptx_text(const mf_instr *in, const mf_variant *v, char *buf, size_t len)
             return -1;
         n = snprintf(buf, len, "%.*s.sync.aligned.m%dn%dk%d.row.col%s", (int)(shape - in->qualifier), in->qualifier,
                      in->m, in->n, in->k, t);
+        break;
+    }
+    case MF_PTX_WGMMA_SP: {
+        /* "wgmma.sp.mMnNkK.TYPES" -> "wgmma.mma_async.sp.sync.aligned.mMnNkK.TYPES" (the
+         * types as the PTX syntax orders them: {.satfinite}.s32.atype.btype) */
+        const char *shape = strstr(in->qualifier, ".m");
+        const char *t = shape ? strchr(shape + 1, '.') : NULL;
+        if (!t)
+            return -1;
+        n = snprintf(buf, len, "wgmma.mma_async.sp.sync.aligned.m%dn%dk%d%s", in->m, v->n, in->k, t);
         break;
     }
     default:
@@ -509,6 +577,23 @@ int mf_sass_expect(const mf_instr *in, const mf_variant *v, char *buf, size_t le
             n = snprintf(buf, len, "HGMMA.64x%dx%d.%s%s%s", v->n, in->k, acc, *t ? "." : "", t);
         }
         break;
+    case MF_PTX_WGMMA_SP:
+        /* ptxas 13.0, sm_90a: one HGMMA.SP / QGMMA.SP / IGMMA.SP of the logical
+         * shape (cuobjdump of a kernel per form): "HGMMA.SP.64x8x32.F32[.BF16]",
+         * "HGMMA.SP.64x8x32.F16", "HGMMA.SP.64x8x16.F32.TF32",
+         * "QGMMA.SP.64x8x64.F32.E4M3.E5M2", "IGMMA.SP.64x8x64.S8.U8.SAT" */
+        if (mf_format_is_int(in->fa))
+            n = snprintf(buf, len, "IGMMA.SP.64x%dx%d.%s8.%s8%s", v->n, in->k,
+                         mf_format_get(in->fa)->has_sign ? "S" : "U", mf_format_get(in->fb)->has_sign ? "S" : "U",
+                         (in->x & MF_INT_SATFINITE) ? ".SAT" : "");
+        else if (is_8bit(in->fa))
+            n = snprintf(buf, len, "QGMMA.SP.64x%dx%d.%s.%s.%s", v->n, in->k, acc, sass_type(in->fa),
+                         sass_type(in->fb));
+        else {
+            const char *t = sass_type(in->fa);
+            n = snprintf(buf, len, "HGMMA.SP.64x%dx%d.%s%s%s", v->n, in->k, acc, *t ? "." : "", t);
+        }
+        break;
     default:
         return -1;
     }
@@ -518,7 +603,15 @@ int mf_sass_expect(const mf_instr *in, const mf_variant *v, char *buf, size_t le
 int mf_sass_sp_selector(const mf_instr *in, const mf_variant *v, char *buf, size_t len)
 {
     int n;
-    if (mf_ptx_kind_of(in, NULL) != MF_PTX_MMA_SP ||
+    mf_ptx_kind kind = mf_ptx_kind_of(in, NULL);
+    if (kind == MF_PTX_WGMMA_SP) {
+        /* HGMMA.SP (f16/bf16/tf32): the selector an immediate before gsb0
+         * ("HGMMA.SP.64x8x32.F32 R24, gdesc[UR8], R24, R28, 0x1, gsb0"); QGMMA.SP and
+         * IGMMA.SP (selector 0 only) print none */
+        n = is_8bit(in->fa) || mf_format_is_int(in->fa) ? snprintf(buf, len, "-") : snprintf(buf, len, "sel=0x%x", v->sel);
+        return n > 0 && (size_t)n < len ? 0 : -1;
+    }
+    if (kind != MF_PTX_MMA_SP ||
         (is_8bit(in->fa) && (in->arch == MF_ARCH_HOPPER || in->arch == MF_ARCH_BLACKWELL)))
         /* fp8 on sm_90a: the two HMMA.SP take selectors 0 and 1 of regrouped
          * metadata (NOTES), not the row's: not checked */

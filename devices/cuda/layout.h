@@ -60,25 +60,35 @@ typedef enum mf_ptx_kind {
     MF_PTX_NONE = 0,  /* no wrapper: the row stays model-only here */
     MF_PTX_MMA_SYNC,  /* mma.sync.aligned, one warp per tile */
     MF_PTX_WGMMA,     /* wgmma.mma_async, one warpgroup per tile (sm_90a) */
-    MF_PTX_MMA_SP     /* mma.sp.sync.aligned / mma.sp::ordered_metadata.sync.aligned,
+    MF_PTX_MMA_SP,    /* mma.sp.sync.aligned / mma.sp::ordered_metadata.sync.aligned,
                          one warp per tile: A packed (M x K/2), a metadata register */
+    MF_PTX_WGMMA_SP   /* wgmma.mma_async.sp, one warpgroup per tile (sm_90a): A packed
+                         (M x K/2) in shared memory or registers, a metadata register */
 } mf_ptx_kind;
 
-/* Sparse mma (PTX ISA "Sparse matrix storage", "Matrix fragments for sparse
- * mma"): the metadata register.  Each thread of a quad (groupID g) holds 32
- * bits, a nibble per group of K (4 positions; tf32 2, s4/u4 8), and the
- * sparsity selector `sel` picks which threads of the quad are read.  Where
- * nibble `grp` of row r (r = g or g + 8) sits:
+/* Sparse mma and wgmma (PTX ISA 9.7.14.6 "Sparse matrix storage", "Matrix
+ * fragments for sparse mma"; 9.7.15.6.2 for wgmma.sp, which shows the same
+ * metadata figures for each warp's 16 rows): the 32-bit metadata register,
+ * as data.  Each thread of a quad (groupID g) holds 32 bits, a nibble per
+ * group of K (4 positions; tf32 2, s4/u4 8), and the sparsity selector `sel`
+ * picks which threads of the quad are read.  Where nibble `grp` (K order) of
+ * row r (r = g or g + 8; wgmma.sp: of the warp's 16 rows) sits:
  *
  *   tig = sel*sel_tig + (r >= 8)*hi_tig + (grp / run)*run_tig
  *   bit = (r >= 8)*hi_bit + 4*(grp % run)
  *
- * Two families, measured on hardware (devices/cuda/NOTES.md, table in
- * layout.c): f16/bf16/tf32 put rows g and g+8 in one thread (bits 0-15 and
- * 16-31, four groups each, a second thread for groups 4-7); the 8- and 4-bit
+ * Two families, measured on hardware for mma.sp (devices/cuda/NOTES.md,
+ * table in layout.c): f16/bf16/tf32 put rows g and g+8 in one thread (bits
+ * 0-15 and 16-31, four groups each, a second thread for groups 4-7; 8
+ * nibbles: "threads T0/T1" with selector 0, T2/T3 with 1); the 8- and 4-bit
  * types (s8/u8, s4/u4, e4m3/e5m2) give each row a thread of its own, eight
  * groups in bits 0-31 (tig 2*sel: row g, 2*sel + 1: row g+8; with 16 groups
- * a row, tig 0/1 hold groups 0-7, tig 2/3 groups 8-15). */
+ * a row, selector 0, tig 0/1 hold groups 0-7, tig 2/3 groups 8-15: the PTX
+ * figures' "columns 0-31" and "32-63").  wgmma.sp takes, for each warp, the
+ * layout of the mma.sp of the same types and nibbles a row (f16/bf16 k32 and
+ * tf32 k16: m16n8k32 f16 / m16n8k16 tf32; fp8 and s8/u8 k64: m16n8k64;
+ * CuTe's SM90 sparse GMMA ELayout_64x64 agrees for the latter), not yet
+ * probed on hardware (`test_gpu layout` does). */
 typedef struct mf_sp_meta_layout {
     int8_t sel_tig;  /* tig added per selector step */
     int8_t hi_tig;   /* tig added for rows 8..15 */
@@ -87,6 +97,8 @@ typedef struct mf_sp_meta_layout {
     int8_t run_tig;  /* tig added per run of groups */
 } mf_sp_meta_layout;
 
+/* Lane and bit of nibble `grp` of row `row` (0..15, the warp's) under
+ * selector sel. */
 #if defined(__CUDACC__)
 __host__ __device__
 #endif
@@ -120,13 +132,16 @@ static inline int mf_sp_logical_col(int sp_group, const unsigned char *meta, int
 
 /* A variant of a wgmma row: N (8 or 256), where A comes from, and the
  * operand forms (variants "neg_a", "neg_b", "neg_ab": imm-scale-a/b = -1;
- * "no_c": scale-d = 0, D = A*B; each with N = 8 and A from shared memory). */
+ * "no_c": scale-d = 0, D = A*B; each with N = 8 and A from shared memory).
+ * wgmma.sp rows take the same, and the sparsity selector "sel1" (N = 8, A
+ * from shared memory) where PTX allows it. */
 typedef struct mf_variant {
     int n;      /* tile N */
     int a_reg;  /* 1: A from registers, 0: A from shared memory */
     int neg_a, neg_b, no_c;
     int trans_a, trans_b; /* imm-trans-a/b = 1: the operand MN-major in shared memory */
-    int sel;    /* mma.sp: the sparsity selector (an immediate; variants "sel1".."sel3", default 0) */
+    int sel;    /* mma.sp, wgmma.sp: the sparsity selector (an immediate; variants "sel1".."sel3",
+                   default 0) */
 } mf_variant;
 
 /* Everything the kernels need to know about one (row, variant). */
@@ -135,12 +150,13 @@ typedef struct mf_wrap_shape {
     int m, n, k;
     int threads;             /* 32 (mma.sync) or 128 (wgmma) */
     int a_in_regs;           /* A is a register fragment (always for mma.sync) */
-    mf_frag_layout a, b, cd; /* b unused for wgmma (B always from shared memory); mma.sp:
-                                a over the packed A (M x K/2), b over the logical K */
-    int n_meta;              /* mma.sp: metadata nibbles per row of A; else 0 */
-    mf_sp_meta_layout meta;  /* mma.sp: where the metadata register holds them (mf_sp_meta_pos) */
-    int sp_group;            /* mma.sp: K positions per nibble (4, tf32 2, s4/u4 8) */
-    int sel;                 /* mma.sp: the sparsity selector */
+    mf_frag_layout a, b, cd; /* b unused for wgmma (B always from shared memory); mma.sp and
+                                wgmma.sp: a over the packed A (M x K/2), b over the logical K */
+    int n_meta;              /* mma.sp, wgmma.sp: metadata nibbles per row of A; else 0 */
+    mf_sp_meta_layout meta;  /* where the metadata register holds them (mf_sp_meta_pos;
+                                wgmma.sp: each warp's 16 rows) */
+    int sp_group;            /* K positions per nibble (4, tf32 2, s4/u4 8) */
+    int sel;                 /* the sparsity selector */
 } mf_wrap_shape;
 
 /* The variants of an mma.sp row beyond the default (selector 0): "sel1",
@@ -164,6 +180,10 @@ int mf_variant_parse(const mf_instr *in, const char *variant, mf_variant *out);
 
 /* The variants every wgmma row is built in (NULL-terminated). */
 extern const char *const mf_wgmma_variants[];
+/* The variants a wgmma.sp row is built in beyond the operand forms: those of
+ * mf_wgmma_variants, then "sel1" where the row takes selector 1
+ * (NULL-terminated). */
+const char *const *mf_wgmma_sp_variants(const mf_instr *in);
 /* The operand-form variants ("neg_a", "neg_b", "neg_ab", "no_c", "trans_a",
  * "trans_b", "trans_ab"; NULL-terminated); a row is built in those
  * mf_variant_form_ok accepts. */
@@ -196,8 +216,9 @@ int mf_ptx_text(const mf_instr *in, const mf_variant *v, char *buf, size_t len);
  * "DMMA.8x8x4"), written into buf.  @return 0, or -1 for rows without a wrapper. */
 int mf_sass_expect(const mf_instr *in, const mf_variant *v, char *buf, size_t len);
 
-/* mma.sp rows: the sparsity selector the wrapper's HMMA.SP must show as its
- * last immediate, written into buf as "sel=0xN", plus ",SHFL" when ptxas
+/* mma.sp and wgmma.sp rows: the sparsity selector the wrapper's HMMA.SP
+ * (HGMMA.SP: its immediate before "gsb0"; QGMMA.SP and IGMMA.SP show none, "-")
+ * must show as its last immediate, written into buf as "sel=0xN", plus ",SHFL" when ptxas
  * moves the metadata between threads itself: ptxas 13.0 for sm_100a and
  * sm_120a compiles plain `.sp` with f16 operands (not bf16, tf32 or
  * ::ordered_metadata) into SHFL.IDX / PRMT / SEL on the metadata and the
@@ -224,6 +245,13 @@ static inline unsigned mf_wgmma_smem_offset(int row, int k, int kbytes, int elem
     return (unsigned)(((row >> 3) * kgroups + (kb >> 4)) * 128 + (row & 7) * 16 + (kb & 15));
 }
 
+/* wgmma.sp: the shared-memory A is the packed M x K/2 matrix (PTX ISA
+ * 9.7.15.6.3: "The matrix A is stored in the packed format Mx(K/2)"; for the
+ * descriptor and the register form alike), in the layout of a dense A of
+ * K/2: K/2 * elem bytes = 32 bytes a row, as every dense wgmma A; B is the
+ * dense K x N of the logical K (64 bytes a row K-major: four core matrices
+ * along K, LBO = 128 bytes apart, SBO = 512).  Both through the functions
+ * here and below. */
 /* Leading and stride byte offsets matching mf_wgmma_smem_offset. */
 #define MF_WGMMA_LBO(kbytes) 128u
 #define MF_WGMMA_SBO(kbytes) (128u * (unsigned)((kbytes) / 16))

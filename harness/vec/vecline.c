@@ -151,7 +151,7 @@ int mf_vec_parse_case(const mf_instr *in, const char *line, mf_vec_case *out, ch
         else if (KEY("meta")) {
             /* the one operand key longer than two characters (sparse rows only) */
             if (!in->sparse) {
-                snprintf(err, errlen, "field meta: %s is not sparse (meta= is for mma.sp rows)", in->name);
+                snprintf(err, errlen, "field meta: %s is not sparse (meta= is for mma.sp and wgmma.sp rows)", in->name);
                 return -1;
             }
             rc = parse_meta(in, val, vlen, out->cs.meta, err, errlen);

@@ -15,7 +15,8 @@
  *             .vec lines with the device's d.
  *   cases FILE  each case of a .vec file alone on the device: prints it with
  *             the device's d and the model's (for minimized findings).
- *   sparse    mma.sp rows: the same tiles through every sparsity selector (bitwise
+ *   sparse    mma.sp and wgmma.sp rows: the same tiles through every sparsity
+ *             selector (wgmma.sp: and A from registers; bitwise
  *             compared with selector 0) and against the model's hypothesis and
  *             each alternative of mf_sp_model (metadata order, chunks of
  *             logical K, the dense model on the logical row), on generated
@@ -27,9 +28,9 @@
  *             kept a and every b of largest magnitude, c near INT32_MAX or
  *             INT32_MIN: wrap and .satfinite clamp).
  *             (layout and vs-model run every selector of a sparse row too.)
- *   variants  wgmma only: the same cases through N=8 and N=256, A from shared
+ *   variants  wgmma and wgmma.sp: the same cases through N=8 and N=256, A from shared
  *             memory and from registers; all four outputs compared bit for bit.
- *   forms     wgmma only: the operand-form variants (neg_a, neg_b, neg_ab,
+ *   forms     wgmma and wgmma.sp: the operand-form variants (neg_a, neg_b, neg_ab,
  *             no_c, trans_a, trans_b, trans_ab) against the model's row for
  *             each (hypotheses; a transposition leaves the row as it is), and
  *             the negations against the default wrapper on inputs negated here.
@@ -140,10 +141,13 @@ static uint64_t sp_probe_bits(mf_format f, int kk, int j)
 /* The output the probe gives (s32 for integer rows: the same small number). */
 static uint64_t sp_probe_out(const mf_instr *in, mf_format f, int kk, int j)
 {
-    if (f == MF_FMT_E4M3)   /* the fp8 probe value as f32 (fp8 sparse rows have f32 D) */
-        return ((uint64_t)(kk / 8 - 3 + 127) << 23) | ((uint64_t)(kk % 8) << 20);
+    const int h = in->fd == MF_FMT_F16;   /* the fp8 probe value as f16 (wgmma.sp) or f32 */
+    if (f == MF_FMT_E4M3)
+        return h ? ((uint64_t)(kk / 8 - 3 + 15) << 10) | ((uint64_t)(kk % 8) << 7)
+                 : ((uint64_t)(kk / 8 - 3 + 127) << 23) | ((uint64_t)(kk % 8) << 20);
     if (f == MF_FMT_E5M2)
-        return ((uint64_t)(kk / 4 - 6 + 127) << 23) | ((uint64_t)(kk % 4) << 21);
+        return h ? ((uint64_t)(kk / 4 - 6 + 15) << 10) | ((uint64_t)(kk % 4) << 8)
+                 : ((uint64_t)(kk / 4 - 6 + 127) << 23) | ((uint64_t)(kk % 4) << 21);
     return mf_format_is_int(in->fd) ? sp_probe_bits(f, kk, j) : probe_bits(in->fd, kk % 4, kk / 4);
 }
 
@@ -470,7 +474,7 @@ static int vs_model_one(mf_device *dev, const mf_instr *in, const char *variant,
 
 static int variants_one(mf_device *dev, const mf_instr *in, const opts *o)
 {
-    const int N = 256, K = in->k, M = 64, S = N / 8;
+    const int N = 256, K = in->k, M = 64, S = N / 8, NM = in->sparse ? in->n_meta : 0;
     size_t T = (size_t)o->runs;
     char err[512];
     size_t ea = mf_abi_elem_bytes(in->fa), eb = mf_abi_elem_bytes(in->fb), ec = mf_abi_elem_bytes(in->fc),
@@ -478,14 +482,18 @@ static int variants_one(mf_device *dev, const mf_instr *in, const opts *o)
     unsigned char *A = malloc(T * M * K * ea), *B = malloc(T * N * K * eb), *C = malloc(T * M * N * ec);
     unsigned char *D[4], *A8 = malloc(T * S * M * K * ea), *B8 = malloc(T * S * 8 * K * eb),
                          *C8 = malloc(T * S * M * 8 * ec);
+    /* wgmma.sp: the metadata of A (M x n_meta bytes a tile), the same for the 32 N=8 tiles */
+    unsigned char *SA = NM ? malloc(T * M * NM) : NULL, *SA8 = NM ? malloc(T * S * M * NM) : NULL;
     for (int v = 0; v < 4; v++)
         D[v] = malloc(T * M * N * ed);
-    gen_fill_tiles(in, M, N, K, (uint64_t)o->seed, 0, T, A, B, C, NULL, NULL);
+    gen_fill_tiles(in, M, N, K, (uint64_t)o->seed, 0, T, A, B, C, SA, NULL);
     /* N=256 tile t = 32 N=8 tiles (t, s): same A, columns 8s..8s+7 of B and C */
     for (size_t t = 0; t < T; t++)
         for (int s = 0; s < S; s++) {
             size_t u = t * S + (size_t)s;
             memcpy(A8 + u * M * K * ea, A + t * M * K * ea, (size_t)M * K * ea);
+            if (NM)
+                memcpy(SA8 + u * M * NM, SA + t * M * NM, (size_t)M * NM);
             memcpy(B8 + u * 8 * K * eb, B + (t * N + (size_t)s * 8) * K * eb, (size_t)8 * K * eb);
             for (int i = 0; i < M; i++)
                 memcpy(C8 + (u * M + i) * 8 * ec, C + ((t * M + i) * N + (size_t)s * 8) * ec, 8 * ec);
@@ -495,8 +503,8 @@ static int variants_one(mf_device *dev, const mf_instr *in, const opts *o)
     for (int v = 0; v < 4 && !rc; v++) {
         int big = v < 2;
         unsigned char *out = big ? D[v] : malloc(T * S * M * 8 * ed);
-        if (mf_device_run_tiles(dev, in, names[v], big ? T : T * S, big ? A : A8, big ? B : B8, big ? C : C8, NULL,
-                                NULL, out, err, sizeof err)) {
+        if (mf_device_run_tiles(dev, in, names[v], big ? T : T * S, big ? A : A8, big ? B : B8, big ? C : C8,
+                                big ? SA : SA8, NULL, out, err, sizeof err)) {
             printf("FAIL %s [%s]: %s\n", in->name, names[v], err);
             rc = 1;
         }
@@ -519,7 +527,7 @@ static int variants_one(mf_device *dev, const mf_instr *in, const opts *o)
     mf_case cs;
     for (int i = 0; i < M && !rc; i++)
         for (int j = 0; j < N; j++) {
-            mf_tile_get_case(in, M, N, K, A, B, C, NULL, NULL, 0, i, j, &cs);
+            mf_tile_get_case(in, M, N, K, A, B, C, SA, NULL, 0, i, j, &cs);
             if (!mf_output_equal(in, mf_eval(in, &cs), mf_abi_get(in->fd, D[0], (size_t)i * N + j)))
                 model_bad++;
         }
@@ -533,6 +541,8 @@ static int variants_one(mf_device *dev, const mf_instr *in, const opts *o)
     free(A8);
     free(B8);
     free(C8);
+    free(SA);
+    free(SA8);
     for (int v = 0; v < 4; v++)
         free(D[v]);
     return bad;
@@ -555,7 +565,8 @@ static int forms_one(mf_device *dev, const mf_instr *in, const opts *o)
     unsigned char *A = malloc(T * M * K * ea), *B = malloc(T * N * K * eb), *C = malloc(T * M * N * ec),
                   *D = malloc(T * M * N * ed), *An = malloc(T * M * K * ea), *Bn = malloc(T * N * K * eb),
                   *Dn = malloc(T * M * N * ed);
-    gen_fill_tiles(in, M, N, K, (uint64_t)o->seed, 0, T, A, B, C, NULL, NULL);
+    unsigned char *SA = in->sparse ? malloc(T * M * in->n_meta) : NULL;   /* wgmma.sp: the metadata */
+    gen_fill_tiles(in, M, N, K, (uint64_t)o->seed, 0, T, A, B, C, SA, NULL);
     int bad = 0, tried = 0;
     for (int f = 0; mf_wgmma_form_variants[f]; f++) {
         const char *vn = mf_wgmma_form_variants[f];
@@ -563,7 +574,7 @@ static int forms_one(mf_device *dev, const mf_instr *in, const opts *o)
         if (!mf_device_supports(dev, in, vn) || mf_variant_model_row(in, vn, &row))
             continue;
         tried++;
-        if (mf_device_run_tiles(dev, in, vn, T, A, B, C, NULL, NULL, D, err, sizeof err)) {
+        if (mf_device_run_tiles(dev, in, vn, T, A, B, C, SA, NULL, D, err, sizeof err)) {
             printf("FAIL %s [%s]: %s\n", in->name, vn, err);
             bad++;
             continue;
@@ -578,7 +589,7 @@ static int forms_one(mf_device *dev, const mf_instr *in, const opts *o)
         for (size_t t = 0; t < T; t++)
             for (int i = 0; i < M; i++)
                 for (int j = 0; j < N; j++) {
-                    mf_tile_get_case(in, M, N, K, A, B, C, NULL, NULL, t, i, j, &cs);
+                    mf_tile_get_case(in, M, N, K, A, B, C, SA, NULL, t, i, j, &cs);
                     uint64_t d = mf_abi_get(in->fd, D, (t * M + i) * N + j);
                     if (!mf_output_equal(&row, mf_eval(&row, &cs), d))
                         model_bad++;
@@ -595,7 +606,7 @@ static int forms_one(mf_device *dev, const mf_instr *in, const opts *o)
             for (size_t q = 0; q < T * N * K; q++)
                 mf_abi_set(in->fb, Bn, q, mf_abi_get(in->fb, B, q) ^ (row.neg_b ? UINT64_C(1) << sb : 0));
             hand_bad = 0;
-            if (mf_device_run_tiles(dev, in, NULL, T, An, Bn, C, NULL, NULL, Dn, err, sizeof err)) {
+            if (mf_device_run_tiles(dev, in, NULL, T, An, Bn, C, SA, NULL, Dn, err, sizeof err)) {
                 printf("FAIL %s: %s\n", in->name, err);
                 hand_bad = 1;
             } else {
@@ -621,6 +632,7 @@ static int forms_one(mf_device *dev, const mf_instr *in, const opts *o)
     free(An);
     free(Bn);
     free(Dn);
+    free(SA);
     if (!tried)
         printf("SKIP %s: no operand-form wrappers\n", in->name);
     return bad;
@@ -652,7 +664,8 @@ static int sparse_pass(mf_device *dev, const mf_instr *in, const char *what, siz
     }
     for (int sv = 0; form.variants[sv]; sv++) {
         const char *vn = form.variants[sv];
-        if (!mf_device_supports(dev, in, vn))
+        int vm, vnn, vk;   /* wgmma.sp: the selector and a_reg here, not the N = 256 variants */
+        if (!mf_device_supports(dev, in, vn) || mf_device_tile_shape(dev, in, vn, &vm, &vnn, &vk) || vnn != N)
             continue;
         unsigned char *out = sv ? D : D0;
         if (mf_device_run_tiles(dev, in, vn, T, A, B, C, SA, NULL, out, err, sizeof err)) {
@@ -686,7 +699,7 @@ static int sparse_pass(mf_device *dev, const mf_instr *in, const char *what, siz
                     }
                 }
         if (sv) {
-            printf("%s %-52s %-9s %-6s %zu tiles: bitwise differences from selector 0: %lld\n", diff ? "FAIL" : "ok  ",
+            printf("%s %-52s %-9s %-6s %zu tiles: bitwise differences from the default (selector 0): %lld\n", diff ? "FAIL" : "ok  ",
                    in->name, what, vn, T, diff);
             bad += diff != 0;
         } else {
@@ -864,6 +877,9 @@ static int cases_file(mf_device *dev, const char *path)
                 mf_device_form_of(in, &form);
                 printf("; selectors:");
                 for (int sv = 0; form.variants[sv]; sv++) {
+                    int vm, vnn, vk;   /* the tile shape of the arrays here (wgmma.sp: not N = 256) */
+                    if (mf_device_tile_shape(dev, in, form.variants[sv], &vm, &vnn, &vk) || vnn != n || vm != m)
+                        continue;
                     unsigned char *Dv = calloc((size_t)m * n, 8);
                     if (!mf_device_run_tiles(dev, in, form.variants[sv], 1, A, B, C, SA, NULL, Dv, err, sizeof err)) {
                         mf_vec_format_value(in->fd, mf_abi_get(in->fd, Dv, 0), hex, sizeof hex);
@@ -971,7 +987,8 @@ int main(int argc, char **argv)
         mf_device_form_of(in, &form);
         if (!strcmp(mode, "layout")) {
             /* wgmma: N and where A comes from; mma.sp: every sparsity selector */
-            const char *const *vl = kind == MF_PTX_WGMMA || kind == MF_PTX_MMA_SP ? form.variants : NULL;
+            const char *const *vl =
+                kind == MF_PTX_WGMMA || kind == MF_PTX_MMA_SP || kind == MF_PTX_WGMMA_SP ? form.variants : NULL;
             for (int v = 0; vl ? vl[v] != NULL : v == 0; v++) {
                 const char *vn = vl ? vl[v] : NULL;
                 if (mf_device_supports(dev, in, vn)) {
@@ -980,7 +997,7 @@ int main(int argc, char **argv)
                 }
             }
             /* the transposed shared-memory layouts (imm-trans), which move data only */
-            for (int v = 0; kind == MF_PTX_WGMMA && mf_wgmma_form_variants[v]; v++) {
+            for (int v = 0; (kind == MF_PTX_WGMMA || kind == MF_PTX_WGMMA_SP) && mf_wgmma_form_variants[v]; v++) {
                 const char *vn = mf_wgmma_form_variants[v];
                 if (!mf_variant_changes_arithmetic(vn) && mf_device_supports(dev, in, vn)) {
                     failed += layout_one(dev, in, vn);
@@ -1003,10 +1020,10 @@ int main(int argc, char **argv)
                 failed += sparse_one(dev, in, &o, mis);
                 ran++;
             }
-        } else if (kind == MF_PTX_WGMMA && !strcmp(mode, "forms")) {
+        } else if ((kind == MF_PTX_WGMMA || kind == MF_PTX_WGMMA_SP) && !strcmp(mode, "forms")) {
             failed += forms_one(dev, in, &o);
             ran++;
-        } else if (kind == MF_PTX_WGMMA) {
+        } else if (kind == MF_PTX_WGMMA || kind == MF_PTX_WGMMA_SP) {
             failed += variants_one(dev, in, &o);
             ran++;
         }

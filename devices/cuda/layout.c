@@ -538,7 +538,7 @@ int mf_sass_expect(const mf_instr *in, const mf_variant *v, char *buf, size_t le
          * sm_80/sm_89 (IMMA.SP.168<K>.<A>4.<B>4[.SAT]), elsewhere (sm_90a,
          * sm_100a, sm_120a) two IMMA.SP.168<K/2>.<A>8.<B>8 on int8 unpacked
          * from the nibbles, from zero, then integer adds of c (and a clamp by
-         * SEL for .satfinite, none on sm_120a: devices/cuda/NOTES.md) */
+         * SEL for .satfinite, a saturating VIADD.S32.ISAT on sm_120a: devices/cuda/NOTES.md) */
         if (is_8bit(in->fa) && (in->arch == MF_ARCH_HOPPER || in->arch == MF_ARCH_BLACKWELL)) {
             /* fp8 m16n8k64: no fp8 unit; F2FP to f16, two chained HMMA.SP.16832.F32
              * (devices/cuda/NOTES.md) */

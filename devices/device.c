@@ -282,6 +282,11 @@ void mf_device_form_of(const mf_instr *in, mf_device_form *out)
         out->form = "wgmma";
         out->variants = mf_wgmma_variants;
         break;
+    case MF_PTX_WGMMA_SP:
+        /* N, the A source, and selector 1 where legal (layout.h) */
+        out->form = "wgmma.sp";
+        out->variants = mf_wgmma_sp_variants(in);
+        break;
     case MF_PTX_MMA_SP: {
         /* the sparsity selector, one wrapper per legal value (layout.h) */
         static const char *const sel4[] = {"", "sel1", "sel2", "sel3", NULL}, *const sel2[] = {"", "sel1", NULL};

@@ -34,7 +34,7 @@ static int model_form(const mf_instr *row, const char *variant)
 static int model_supports(const mf_device *dev, const mf_instr *in, const char *variant)
 {
     const mf_instr *row = model_row(dev, in);
-    return row != NULL && (variant == NULL || model_form(row, variant));
+    return row != NULL && (variant == NULL || !*variant || model_form(row, variant));   /* "": the default */
 }
 
 static int model_tile_shape(const mf_device *dev, const mf_instr *in, const char *variant, int *m, int *n, int *k)

@@ -136,9 +136,11 @@ MF_HD static void mut_meta(const mf_instr *in, gen_rng *r, mf_case *cs, const mf
     (void)other;
     if (!in->sparse || !in->n_meta)
         return;
-    int g = (int)rng_below(r, in->n_meta), oldp[2], newp[2];
+    int g = (int)rng_below(r, in->n_meta), oldp[MF_SP_KEPT_MAX], newp[MF_SP_KEPT_MAX];
     int n = mf_sparse_group_kept(in, g, cs->meta[g], oldp);
-    uint64_t v[2] = {cs->a[oldp[0]], n > 1 ? cs->a[oldp[1]] : 0};
+    uint64_t v[MF_SP_KEPT_MAX] = {0};
+    for (int i = 0; i < n; i++)
+        v[i] = cs->a[oldp[i]];
     for (int i = 0; i < in->sp_group; i++)
         cs->a[g * in->sp_group + i] = 0;
     cs->meta[g] = (uint8_t)gen_sparse_nibble(in, r);

@@ -906,6 +906,8 @@ MF_HD void gen_run_part_prep(const gen_ctx *g, const gen_prep *pp, gen_kind kind
 {
     if (is_int_tile(g, kind)) {
         gen_int_part(g, slot, tile_rng, kind, phase, part);
+        if (g->in->sparse && phase == 0 && part >= 0 && part < g->m)   /* sparse integer rows: the row's metadata */
+            sparse_rows(g, slot, tile_rng, part, part + 1);
         return;
     }
     int idx;
@@ -927,8 +929,18 @@ MF_HD void gen_run_part(const gen_ctx *g, gen_kind kind, const gen_rng *tile_rng
 
 MF_HD void gen_run(const gen_ctx *g, gen_kind kind, const gen_rng *r, uint64_t tile, size_t slot)
 {
-    if (is_int_tile(g, kind)) {
+    if (is_int_tile(g, kind) && !g->in->sparse) {
         gen_int_run(g, slot, r, kind);
+        return;
+    }
+    if (is_int_tile(g, kind)) {
+        /* sparse integer rows: part by part, each row of A pruned by its
+         * metadata (sparse_rows) in phase 0, so that phase 1's c (which
+         * follows the tile's dot products: zero sums, overflow edges) sees the
+         * kept products only */
+        for (int phase = 0; phase < 2; phase++)
+            for (int part = 0; part < gen_part_count(g, phase); part++)
+                gen_run_part_prep(g, NULL, kind, r, tile, slot, phase, part);
         return;
     }
     /* the plan once, then every part of phase 0 (A rows, B columns), then of

@@ -58,7 +58,7 @@ static void describe(const mf_instr *in, char *buf, size_t len)
     if (in->n_scales)
         snprintf(scale, sizeof scale, " s=%s/%d", mf_format_get(in->fs)->name, in->block);
     else if (in->sparse)   /* kept products per group, metadata order rule, logical chunk length */
-        snprintf(scale, sizeof scale, " sparse %s%s sp_L=%d", in->sp_group == 2 ? "1:2" : "2:4",
+        snprintf(scale, sizeof scale, " sparse %s%s sp_L=%d", in->sp_group == 2 ? "1:2" : in->sp_group == 8 ? "4:8 pairs" : "2:4",
                  in->sparse == MF_SP_ORDERED ? " ordered" : "", in->sp_L);
     /* where it can run: a device target, or why it stays model-only */
     char where[96];

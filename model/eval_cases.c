@@ -114,7 +114,7 @@ typedef struct cases_cfg {
  * below 2^31; c and D binary32 or binary16, rho rounding to D's format. */
 static int cases_lanes_ok(const mf_instr *in)
 {
-    if (in->family != MF_T_FDPA || in->n_scales || in->k > MF_KMAX || in->L <= 0 || in->k % in->L ||
+    if (in->family != MF_T_FDPA || in->n_scales || in->k > MF_KMAX_FLOAT || in->L <= 0 || in->k % in->L ||
         mf_row_has_forms(in))
         return 0;
     const int a16 = in->fa == MF_FMT_F16 || in->fa == MF_FMT_BF16, b16 = in->fb == MF_FMT_F16 || in->fb == MF_FMT_BF16;
@@ -156,8 +156,8 @@ AI v8u cases_lanes(const v8u *ta, const v8u *tb, v8u c, const cases_cfg *g, cons
         /* step 1: NaN, +Inf and -Inf seen in the lanes (c's first) */
         v8u vn = cspec & ~cinf, vp = cinf & ~cn, vm = cinf & cn;
         /* step 2: exact products; zero products take e_zero; e_max over them and c */
-        v8u P[MF_KMAX], NG[MF_KMAX];
-        v8i E[MF_KMAX];
+        v8u P[MF_KMAX_FLOAT], NG[MF_KMAX_FLOAT];
+        v8i E[MF_KMAX_FLOAT];
         v8i mx = ce;
         for (int q = 0; q < L; q++) {
             const lane_in a = dec_lanes(fa, ta[k0 + q]), b = dec_lanes(fb, tb[k0 + q]);
@@ -227,7 +227,7 @@ AI void gather8(size_t es, const void *base, size_t i0, int K, v8u *t)
             transpose8_u16((const uint16_t *)base + i0 * (size_t)K + (size_t)q, (size_t)K, t + q);
         return;
     }
-    uint32_t buf[MF_KMAX][LANES];
+    uint32_t buf[MF_KMAX_FLOAT][LANES];
     for (int j = 0; j < LANES; j++) {
         const size_t first = (i0 + (size_t)j) * (size_t)K;
         switch (es) {
@@ -245,7 +245,7 @@ AI void groups(const cases_cfg *g, size_t lo, size_t hi, const void *A, const vo
                const mf_format fa, const mf_format fb, const mf_rho rho, const int Kc, const int Lc)
 {
     const int K = Kc ? Kc : g->K, L = Lc ? Lc : g->L;   /* constants where the caller knows them */
-    v8u ta[MF_KMAX], tb[MF_KMAX];
+    v8u ta[MF_KMAX_FLOAT], tb[MF_KMAX_FLOAT];
     for (size_t i0 = lo; i0 < hi; i0 += LANES) {
         gather8(bytes_of(fa), A, i0, K, ta);
         gather8(bytes_of(fb), B, i0, K, tb);

@@ -155,7 +155,7 @@ MF_HD static inline ef_term ef_make(int neg, int q, uint64_t m)
  * path is needed). */
 MF_HD static int e_fdpa_chunk_clusters(const mf_instr *in, const mf_case *cs, int k0, int fr, uint32_t c, uint64_t *d)
 {
-    ef_term t[MF_KMAX + 1];
+    ef_term t[MF_KMAX_FLOAT + 1];
     int n = 0, special = 0;
     const int bf16 = in->fa == MF_FMT_BF16 && in->fb == MF_FMT_BF16;
     for (int k = k0; k < k0 + in->L; k++) {
@@ -202,8 +202,8 @@ MF_HD static int e_fdpa_chunk_clusters(const mf_instr *in, const mf_case *cs, in
     }
 #undef EF_ORDER
     /* clusters: S[g] exact, in units of 2^qc[g] (the lowest q of its terms) */
-    __int128 S[MF_KMAX + 1];
-    int qc[MF_KMAX + 1], nc = 0, qtop = 0;
+    __int128 S[MF_KMAX_FLOAT + 1];
+    int qc[MF_KMAX_FLOAT + 1], nc = 0, qtop = 0;
     for (int i = 0; i < n; i++) {
         const __int128 v = t[i].neg ? -(__int128)t[i].m : (__int128)t[i].m;
         if (i == 0 || t[i - 1].q - t[i].q > 28) {
@@ -554,7 +554,7 @@ MF_HD uint64_t mf_eval_ftz_mul_add(const mf_instr *in, const mf_case *cs, const 
     (void)tr;   /* device code: no vector path, no tracing */
 #endif
     const int P = in->x;
-    uint64_t p[MF_KMAX];
+    uint64_t p[MF_KMAX_FLOAT];
     for (int k = 0; k < in->k; k++)
         p[k] = ftz_mul(in->fa, cs->a[k], cs->b[k]);
     uint64_t c = cs->c & 0xFFFFFFFFu;
@@ -636,8 +636,8 @@ MF_HD static inline __attribute__((always_inline)) int tr_products_core(mf_forma
                                                                   const uint64_t *a, const uint64_t *b, int L,
                                                                   int F, int64_t *S_dot, int *e_dot)
 {
-    uint32_t p[MF_KMAX], neg[MF_KMAX], special = 0, pinf = 0, ninf = 0;
-    int32_t e[MF_KMAX];
+    uint32_t p[MF_KMAX_FLOAT], neg[MF_KMAX_FLOAT], special = 0, pinf = 0, ninf = 0;
+    int32_t e[MF_KMAX_FLOAT];
     for (int i = 0; i < L; i++) {
         uint32_t sa, sb, ga, gb;
         int32_t ea, eb;
@@ -749,8 +749,8 @@ MF_HD uint64_t mf_eval_tr_fdpa(const mf_instr *in, const mf_case *cs, const mf_t
         }
         int nan, pinf, ninf;   /* not initialized in the declaration: `goto combine` jumps past it (C++) */
         nan = pinf = ninf = 0;
-        int neg[MF_KMAX], e[MF_KMAX];
-        uint64_t sig[MF_KMAX];
+        int neg[MF_KMAX_FLOAT], e[MF_KMAX_FLOAT];
+        uint64_t sig[MF_KMAX_FLOAT];
         for (int i = 0; i < L; i++) {
             mf_value va = mf_decode_fast(in->fa, cs->a[k0 + i]), vb = mf_decode_fast(in->fb, cs->b[k0 + i]);
             neg[i] = va.sign ^ vb.sign;
@@ -815,8 +815,8 @@ MF_HD uint64_t mf_eval_tr_fdpa(const mf_instr *in, const mf_case *cs, const mf_t
         } else {
             /* even- and odd-indexed products summed separately, each then
              * aligned to their common max exponent and rounded down */
-            int ne[MF_KMAX / 2], no[MF_KMAX / 2], ee[MF_KMAX / 2] = {0}, eo[MF_KMAX / 2] = {0};
-            uint64_t se[MF_KMAX / 2], so[MF_KMAX / 2];
+            int ne[MF_KMAX_FLOAT / 2], no[MF_KMAX_FLOAT / 2], ee[MF_KMAX_FLOAT / 2] = {0}, eo[MF_KMAX_FLOAT / 2] = {0};
+            uint64_t se[MF_KMAX_FLOAT / 2], so[MF_KMAX_FLOAT / 2];
             for (int i = 0; i < L / 2; i++) {
                 ne[i] = neg[2 * i]; se[i] = sig[2 * i]; ee[i] = e[2 * i];
                 no[i] = neg[2 * i + 1]; so[i] = sig[2 * i + 1]; eo[i] = e[2 * i + 1];

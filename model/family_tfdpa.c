@@ -6,7 +6,7 @@
  */
 #include "internal.h"
 
-#define MAX_TERMS (MF_KMAX + 1)
+#define MAX_TERMS (MF_KMAX_FLOAT + 1)
 
 /* Step 6: the sum (below 2^64) converted with rho into the output format. */
 MF_HD static uint64_t finish_rho(mf_format fd, mf_rho rho, int sign, uint64_t mag, int exp)
@@ -403,7 +403,7 @@ MF_HD static inline __attribute__((always_inline)) uint64_t mf_f16_emu_fixed(con
     h.fc = h.fd;
     h.family = MF_T_FDPA;
     const int half = K / 2;
-    uint64_t a8[MF_KMAX], b8[MF_KMAX];   /* the fp8 inputs in pass order, decoded as their f16 by chunk_core_as */
+    uint64_t a8[MF_KMAX_FLOAT], b8[MF_KMAX_FLOAT];   /* the fp8 inputs in pass order, decoded as their f16 by chunk_core_as */
     MF_UNROLL
     for (int k = 0; k < K; k++) {
         const int pos = mf_f16_emu_pos(k, half);
@@ -436,7 +436,7 @@ MF_HD uint64_t mf_eval_f16_emu(const mf_instr *in, const mf_case *cs, const mf_t
                            : mf_f16_emu_fixed(in, in->fa, in->fb, cs->a, cs->b, cs->c, 16);
 #endif
     const int half = in->k / 2;
-    uint64_t a16[MF_KMAX], b16[MF_KMAX];
+    uint64_t a16[MF_KMAX_FLOAT], b16[MF_KMAX_FLOAT];
 #ifndef MF_DEVICE_BUILD
     const uint16_t *ta = mf_fp8_f16_table(in->fa), *tb = mf_fp8_f16_table(in->fb);
     for (int k = 0; k < in->k; k++) {

@@ -156,9 +156,9 @@ MF_HD static inline __attribute__((always_inline)) int chunk_core_as(const mf_in
                                                                const uint64_t *b, int L, int e_sab, int as_f16,
                                                                uint64_t *d)
 {
-    uint32_t psig[MF_KMAX];
-    int32_t pexp[MF_KMAX];
-    uint32_t pneg[MF_KMAX];
+    uint32_t psig[MF_KMAX_FLOAT];
+    int32_t pexp[MF_KMAX_FLOAT];
+    uint32_t pneg[MF_KMAX_FLOAT];
     uint32_t special = 0;
     const int e_zero = in->e_zero;
     int32_t e_max = -100000;

@@ -134,14 +134,17 @@ const mf_instr mf_instr_table[] = {
      MF_A_ZERO_PLUS_##ARCH,                                                                                    \
      (BLOCK) ? (K) / ((BLOCK) ? (BLOCK) : 1) : 0, 0, 0, 0, 0, 0, 0, 0, 0, 0},
 /* A sparse row: the same fields, no scales; tf32's metadata nibble covers a
- * pair of elements (1:2), every other format's a group of 4 (2:4). */
+ * pair of elements (1:2), s4/u4's a group of 8 (4:8, the indices naming
+ * pairs), every other format's a group of 4 (2:4). */
+#define SP_GROUP_(A) (FMT_(A) == MF_FMT_TF32 ? 2 : FMT_(A) == MF_FMT_S4 || FMT_(A) == MF_FMT_U4 ? 8 : 4)
 #define MF_INSTR_SP(ARCH, Q, M, N, K, A, B, C, D, FAM, F, L, EZ, X, RHO, STATUS, SPARSE, SP_L)                     \
     {#ARCH "/" Q, Q, (mf_arch)MF_A_ID_##ARCH, M, N, K, FMT_(A), FMT_(B), FMT_(C), FMT_(D), MF_FMT_NONE, 0, FAM, F, L,  \
      ROW_EZ(ARCH, D, EZ), X, RHO, STATUS, MF_A_NAN_ANY_##ARCH || FMT_(D) == MF_FMT_F64, MF_A_ZERO_PLUS_##ARCH, 0,     \
-     0, 0, 0, 0, SPARSE, FMT_(A) == MF_FMT_TF32 ? 2 : 4, (K) / (FMT_(A) == MF_FMT_TF32 ? 2 : 4), MF_SPM_KEPT, SP_L},
+     0, 0, 0, 0, SPARSE, SP_GROUP_(A), (K) / SP_GROUP_(A), MF_SPM_KEPT, SP_L},
 #include "instr_table.def"
 #undef MF_INSTR_SP
 #undef MF_INSTR
+#undef SP_GROUP_
 };
 const size_t mf_instr_count = sizeof mf_instr_table / sizeof mf_instr_table[0];
 

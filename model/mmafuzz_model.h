@@ -234,7 +234,9 @@ const char *mf_rho_name(mf_rho r);
 typedef enum mf_sparse {
     MF_DENSE = 0,
     MF_SP = 1,          /* mma.sp.sync: the metadata's two indices of a group in either order */
-    MF_SP_ORDERED = 2   /* mma.sp::ordered_metadata.sync: the indices in increasing order */
+    MF_SP_ORDERED = 2,  /* mma.sp::ordered_metadata.sync: the indices in increasing order */
+    MF_SP_WGMMA = 3     /* wgmma.mma_async.sp: two distinct indices in either order, for every
+                           type (PTX ISA 9.7.15.6.1: no increasing-only rule, fp8 included) */
 } mf_sparse;
 
 /* How the model treats a sparse row's products: the hypothesis and the
@@ -289,11 +291,13 @@ typedef struct mf_instr {
                               (measured on an H100, README Findings) */
     uint8_t no_c_neg_zero; /* with no_c, the refuted alternative instead: no term for c, and
                               -0 when every product is -0 (kept for test_gpu forms to count) */
-    /* Sparse rows (mma.sp): A is 2:4 sparse along K (tf32: 1:2).  k is the
-     * logical K; a case holds the logical dense row of A (zeros at the
-     * pruned positions) and one metadata nibble per group (mf_case.meta). */
+    /* Sparse rows (mma.sp, wgmma.sp): A is 2:4 sparse along K (tf32: 1:2; s4/u4: 4:8
+     * by pairs).  k is the logical K; a case holds the logical dense row of A
+     * (zeros at the pruned positions) and one metadata nibble per group
+     * (mf_case.meta). */
     uint8_t sparse;        /* mf_sparse */
-    uint8_t sp_group;      /* logical K positions one metadata nibble covers: 4, tf32 2 */
+    uint8_t sp_group;      /* logical K positions one metadata nibble covers: 4, tf32 2,
+                              s4/u4 8 (each index names a pair of elements) */
     uint8_t n_meta;        /* metadata nibbles per row of A: k / sp_group */
     uint8_t sp_model;      /* mf_sp_model; 0 in the table */
     int16_t sp_L;          /* chunk length over logical K positions (alternatives b, c):
@@ -317,7 +321,10 @@ int mf_glob_match(const char *pattern, const char *name);
 
 /* ------------------------------------------------------------------ cases */
 
-#define MF_KMAX 64   /* largest K of any instruction */
+#define MF_KMAX 128  /* largest K of any instruction (the logical K of sparse s4/u4 m16n8k128) */
+#define MF_KMAX_FLOAT 64 /* largest K of a row with floating-point A: the floating-point families'
+                            working arrays are this long (device code keeps them on its stack);
+                            only integer rows reach MF_KMAX (tests/model/test_arch_table.c) */
 #define MF_SMAX 4    /* largest number of scale blocks per row */
 #define MF_MMAX (MF_KMAX / 2) /* largest number of metadata nibbles per row (sparse rows) */
 
@@ -332,15 +339,28 @@ typedef struct mf_case {
     uint64_t sb[MF_SMAX];
     /* sparse rows only (mf_instr.sparse): the metadata of the row of A, one
      * PTX nibble per group of sp_group logical K positions, group 0 first:
-     * bits 0-1 the first index, bits 2-3 the second (positions of 16-bit
-     * halves in the group of 4: for tf32 0x4 keeps the pair's first element,
-     * 0xE its second).  Dense rows never read it. */
+     * bits 0-1 the first index, bits 2-3 the second (positions in the group
+     * of 4; for tf32 0x4 keeps the pair's first element, 0xE its second; for
+     * s4/u4 each index names a pair of the group of 8: index i keeps
+     * elements 2i and 2i+1).  Dense rows never read it. */
     uint8_t meta[MF_MMAX];
 } mf_case;
 
+/* 1 if sparse row `in` takes only increasing metadata indices: every
+ * ::ordered_metadata row, and the fp8 mma.sp rows for plain .sp too (PTX ISA
+ * 9.7.14.6.1 "Sparse matrix storage": for .e4m3/.e5m2 the six increasing
+ * nibbles are "the meaningful values", whatever the form).  wgmma.sp
+ * (9.7.15.6.1) has no such rule, for fp8 neither. */
+MF_HD static inline int mf_sparse_sorted_only(const mf_instr *in)
+{
+    return in->sparse == MF_SP_ORDERED ||
+           (in->sparse == MF_SP && (in->fa == MF_FMT_E4M3 || in->fa == MF_FMT_E5M2));
+}
+
 /* @return 1 if nibble v is legal metadata for sparse row `in` (PTX ISA
  * "Sparse matrix storage": two distinct indices; increasing for
- * ::ordered_metadata; tf32 only 0x4 and 0xE). */
+ * ::ordered_metadata and fp8; tf32 only 0x4 and 0xE; s4/u4 as 2:4, the
+ * indices naming pairs). */
 MF_HD static inline int mf_sparse_meta_ok(const mf_instr *in, unsigned v)
 {
     unsigned i0 = v & 3, i1 = (v >> 2) & 3;
@@ -348,16 +368,28 @@ MF_HD static inline int mf_sparse_meta_ok(const mf_instr *in, unsigned v)
         return 0;
     if (in->sp_group == 2)
         return v == 0x4 || v == 0xE;
-    return i0 != i1 && (in->sparse != MF_SP_ORDERED || i0 < i1);
+    return i0 != i1 && (!mf_sparse_sorted_only(in) || i0 < i1);
 }
 
+#define MF_SP_KEPT_MAX 4 /* kept positions of one group, at most (s4/u4: two pairs) */
+
 /* The logical K positions nibble v of group g keeps, in metadata order:
- * pos[0], pos[1] (2:4), or pos[0] alone (tf32).  @return how many (1 or 2). */
-MF_HD static inline int mf_sparse_group_kept(const mf_instr *in, int g, unsigned v, int pos[2])
+ * pos[0], pos[1] (2:4), pos[0] alone (tf32), or the pair of the first index
+ * then the pair of the second (s4/u4: pos[0..3]).  @return how many (1, 2
+ * or 4). */
+MF_HD static inline int mf_sparse_group_kept(const mf_instr *in, int g, unsigned v, int pos[MF_SP_KEPT_MAX])
 {
     if (in->sp_group == 2) {
         pos[0] = 2 * g + (int)((v & 3) >> 1);
         return 1;
+    }
+    if (in->sp_group == 8) {
+        int p0 = 8 * g + 2 * (int)(v & 3), p1 = 8 * g + 2 * (int)((v >> 2) & 3);
+        pos[0] = p0;
+        pos[1] = p0 + 1;
+        pos[2] = p1;
+        pos[3] = p1 + 1;
+        return 4;
     }
     pos[0] = 4 * g + (int)(v & 3);
     pos[1] = 4 * g + (int)((v >> 2) & 3);
@@ -367,7 +399,7 @@ MF_HD static inline int mf_sparse_group_kept(const mf_instr *in, int g, unsigned
 /* 1 if logical position q of row `in` is kept by the metadata of cs. */
 MF_HD static inline int mf_sparse_is_kept(const mf_instr *in, const mf_case *cs, int q)
 {
-    int pos[2], g = q / in->sp_group;
+    int pos[MF_SP_KEPT_MAX], g = q / in->sp_group;
     int n = mf_sparse_group_kept(in, g, cs->meta[g], pos);
     for (int i = 0; i < n; i++)
         if (pos[i] == q)
@@ -412,7 +444,7 @@ MF_HD static inline int mf_sparse_check(const mf_instr *in, const mf_case *cs, c
     for (int g = 0; g < in->n_meta; g++)
         if (!mf_sparse_meta_ok(in, cs->meta[g])) {
             *why = in->sp_group == 2 ? "a tf32 metadata nibble must be 4 or e"
-                   : in->sparse == MF_SP_ORDERED ? "metadata indices must differ and increase (::ordered_metadata)"
+                   : mf_sparse_sorted_only(in) ? "metadata indices must differ and increase (::ordered_metadata, fp8 mma.sp)"
                                                  : "the two metadata indices of a group must differ";
             return -1;
         }
@@ -459,7 +491,7 @@ MF_HD int mf_output_equal(const mf_instr *in, uint64_t got, uint64_t expected);
  *   B   N x K  column-major     (column j: its K values contiguous)
  *   C   M x N  row-major;  D   M x N  row-major (written)
  *   SA  M x S, SB  N x S        (S = n_scales; NULL when 0)
- *   sparse rows (mma.sp): SA is the metadata, M x n_meta bytes, one
+ *   sparse rows (mma.sp, wgmma.sp): SA is the metadata, M x n_meta bytes, one
  *   mf_case.meta nibble a byte; SB unused (NULL); A holds the logical dense
  *   rows (the model reads a pruned position as +0)
  * mf_eval_tiles gives every output exactly what mf_eval gives it; it is

@@ -19,6 +19,14 @@
  *                         chunks of sp_L.
  * A value of a at a pruned position never reaches the hardware (the packed A
  * has only the kept ones): every mode reads it as +0.
+ *
+ * Integer rows (MF_INT_DOT: s8/u8 2:4, s4/u4 4:8 by pairs) take the same
+ * path: their arithmetic is exact, so every mode gives the dense integer dot
+ * product of the kept products plus c, wrapped or (.satfinite) clamped to
+ * s32, as the dense rows (family_int.c).  On sm_90a ptxas 13.0 builds s4/u4
+ * from two IMMA.SP on unpacked int8 from zero (the even and the odd elements
+ * of each pair, the same metadata), then adds c and clamps in integer
+ * instructions (devices/cuda/NOTES.md): the same exact value.
  */
 #include "internal.h"
 
@@ -28,12 +36,15 @@ MF_HD static int kept_positions(const mf_instr *in, const mf_case *cs, int meta_
 {
     int n = 0;
     for (int g = 0; g < in->n_meta; g++) {
-        int p[2];
+        int p[MF_SP_KEPT_MAX];
         int c = mf_sparse_group_kept(in, g, cs->meta[g], p);
-        if (c == 2 && !meta_order && p[1] < p[0]) {
-            int t = p[0];
-            p[0] = p[1];
-            p[1] = t;
+        if (c >= 2 && !meta_order && p[c / 2] < p[0]) {
+            /* the second index's element (s4/u4: pair) first */
+            for (int i = 0; i < c / 2; i++) {
+                int t = p[i];
+                p[i] = p[i + c / 2];
+                p[i + c / 2] = t;
+            }
         }
         for (int i = 0; i < c; i++)
             pos[n++] = p[i];
@@ -60,7 +71,7 @@ MF_HD static uint64_t eval_dense(const mf_instr *r, const mf_case *t, const mf_t
 
 MF_HD uint64_t mf_eval_sparse(const mf_instr *in, const mf_case *cs, const mf_trace *tr)
 {
-    int pos[MF_KMAX];
+    int pos[MF_KMAX / 2];   /* the kept positions: half of K for every sparsity (2:4, 1:2, 4:8) */
     mf_case t;
     t.c = cs->c;
     for (int s = 0; s < MF_SMAX; s++)

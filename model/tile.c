@@ -60,11 +60,11 @@ static void tile_by_case(const mf_instr *in, int m, int n, int k, size_t t, cons
  *   b_neg  0 or all ones (the sign);
  *   b_cls  the class as one bit (CLS_BIT), shifted up by 4 when negative. */
 typedef struct tile_dec {
-    uint32_t a[MF_KMAX];
-    uint32_t b_sig[MF_KMAX][LANES];
-    int32_t b_exp[MF_KMAX][LANES];
-    uint32_t b_neg[MF_KMAX][LANES];
-    uint32_t b_cls[MF_KMAX][LANES];
+    uint32_t a[MF_KMAX_FLOAT];
+    uint32_t b_sig[MF_KMAX_FLOAT][LANES];
+    int32_t b_exp[MF_KMAX_FLOAT][LANES];
+    uint32_t b_neg[MF_KMAX_FLOAT][LANES];
+    uint32_t b_cls[MF_KMAX_FLOAT][LANES];
 } tile_dec;
 
 /* The exponent given to zero inputs in the lanes: a product with a zero
@@ -95,8 +95,8 @@ static inline uint32_t dec_word(mf_format f, uint64_t x)
  * so the lane sums are 32-bit. */
 AI void chunk_lanes(const tile_dec *dc, int k0, int L, int up, v8i *emax, v8i *S)
 {
-    v8u P[MF_KMAX];
-    v8i E[MF_KMAX];
+    v8u P[MF_KMAX_FLOAT];
+    v8i E[MF_KMAX_FLOAT];
     v8i mx = *emax;
     v8u acc = {0};   /* unsigned: wraps (only in lanes whose result is special) */
     for (int q = k0; q < k0 + L; q++) {
@@ -173,11 +173,11 @@ AI void chunk_special_lanes(const tile_dec *dc, int k0, int L, v8u *nan, v8u *pi
 /* Can row `in` with K = k take the lane path? */
 static int lanes_ok(const mf_instr *in, int k)
 {
-    if (in->n_scales || k != in->k || k > MF_KMAX || mf_row_has_forms(in))
+    if (in->n_scales || k != in->k || k > MF_KMAX_FLOAT || mf_row_has_forms(in))
         return 0;
     int L;
     if (in->family == MF_T_FDPA) {
-        if (k % in->L || k / in->L > MF_KMAX / 4 || !mf_t_fdpa_plan(in))
+        if (k % in->L || k / in->L > MF_KMAX_FLOAT / 4 || !mf_t_fdpa_plan(in))
             return 0;   /* the row plan: the fast formats, F and rho of chunk_core */
         L = in->L;
     } else if (in->family == MF_F16_EMU) {

@@ -4,7 +4,10 @@
  * integers, their sum, then modulo 2^32 or, with .satfinite, clamped to the
  * s32 range; b1: each of the 32 bit positions of a word counted one at a
  * time (AND or XOR).  It reads the formats' widths from the table row only
- * and does its own sign extension.
+ * and does its own sign extension.  Sparse rows (mma.sp): only the positions
+ * the metadata keeps count (PTX ISA "Sparse matrix storage": s8/u8, bits 0-1
+ * and 2-3 of a group's nibble are the two kept positions of its 4; s4/u4,
+ * the two kept pairs of its 8), read here from the nibble's bits.
  */
 #include "slow_internal.h"
 
@@ -24,6 +27,13 @@ uint64_t sm_eval_int(const mf_instr *in, const mf_case *cs)
 {
     int64_t sum = in->no_c ? 0 : sm_int(cs->c, 32, 1);
     for (int k = 0; k < in->k; k++) {
+        if (in->sparse) {
+            int per = in->sp_group / 4;  /* elements an index names: 1, or 2 (a pair) */
+            unsigned v = cs->meta[k / in->sp_group];
+            int slot = (k % in->sp_group) / per;
+            if (slot != (int)(v & 3) && slot != (int)((v >> 2) & 3))
+                continue;   /* pruned: never reaches the hardware */
+        }
         if (in->fa == MF_FMT_B1) {
             for (int bit = 0; bit < 32; bit++) {
                 int x = (int)((cs->a[k] >> bit) & 1), y = (int)((cs->b[k] >> bit) & 1);

@@ -144,11 +144,12 @@ static uint64_t eval_tfdpa(const mf_instr *in, const mf_case *cs)
         /* mma.sp (the table's hypothesis): the kept positions, read from each
          * metadata nibble's bits as the PTX ISA defines them (2:4: bits 0-1
          * and 2-3 index the group of 4; tf32: the pair's element is bit 1 of
-         * the first index), in K order, chunks of L of them */
+         * the first index; s4/u4: bits 0-1 and 2-3 index the pairs of the
+         * group of 8), in K order, chunks of L of them */
         int kept[MF_KMAX], nk = 0;
         for (int q = 0; q < in->k; q++) {
             int g = q / in->sp_group, i0 = cs->meta[g] & 3, i1 = cs->meta[g] >> 2 & 3, r = q % in->sp_group;
-            if (in->sp_group == 2 ? r == i0 >> 1 : r == i0 || r == i1)
+            if (in->sp_group == 2 ? r == i0 >> 1 : in->sp_group == 8 ? r / 2 == i0 || r / 2 == i1 : r == i0 || r == i1)
                 kept[nk++] = q;
         }
         for (int k0 = 0; k0 < nk; k0 += in->L) {
@@ -238,9 +239,20 @@ static uint64_t eval_f16_emu(const mf_instr *in, const mf_case *cs)
             }
         }
     }
+    /* dense: the first HMMA takes k with (k/2) % 2 == 0 (the low f16 pair of
+     * each unpacked register); sparse (fp8 mma.sp m16n8k64): only the kept
+     * positions (bits 0-1 and 2-3 of each group's nibble), the first HMMA.SP
+     * those of the even groups of 4 (the low halves of the packed registers) */
     int first[MF_KMAX], second[MF_KMAX], n1 = 0, n2 = 0;
     for (int k = 0; k < in->k; k++) {
-        if ((k / 2) % 2 == 0)
+        int pass = (k / 2) % 2;
+        if (in->sparse) {
+            int g = k / 4, i0 = cs->meta[g] & 3, i1 = cs->meta[g] >> 2 & 3;
+            if (k % 4 != i0 && k % 4 != i1)
+                continue;
+            pass = g % 2;
+        }
+        if (pass == 0)
             first[n1++] = k;
         else
             second[n2++] = k;

@@ -140,8 +140,13 @@ static void put_wrapper(FILE *f, const mf_instr *in, const char *variant, int id
     if (s.kind == MF_PTX_MMA_SYNC || s.kind == MF_PTX_MMA_SP)
         put_layout(f, "LB", &s.b);
     put_layout(f, "LCD", &s.cd);
-    if (s.kind == MF_PTX_MMA_SP)   /* the metadata (layout.h, mf_sp_meta_pos) and the selector */
+    int sparse = s.kind == MF_PTX_MMA_SP || s.kind == MF_PTX_WGMMA_SP;
+    int wg = s.kind == MF_PTX_WGMMA || s.kind == MF_PTX_WGMMA_SP;
+    if (sparse) { /* the metadata (layout.h, mf_sp_meta_pos) and the selector */
         fprintf(f, "    enum { N_META = %d, SP_GROUP = %d, SEL = %d };\n", s.n_meta, s.sp_group, s.sel);
+        fprintf(f, "    __host__ __device__ static constexpr mf_sp_meta_layout META() { return mf_sp_meta_layout{%d, %d, %d, %d, %d}; }\n",
+                s.meta.sel_tig, s.meta.hi_tig, s.meta.hi_bit, s.meta.run, s.meta.run_tig);
+    }
     int next = 0;
     const char *dc = reg_constraint(in->fd);
     if (s.kind == MF_PTX_MMA_SYNC || s.kind == MF_PTX_MMA_SP) {
@@ -188,14 +193,16 @@ static void put_wrapper(FILE *f, const mf_instr *in, const char *variant, int id
         if (!isint)
             snprintf(scales, sizeof scales, ", %d, %d", v.neg_a ? -1 : 1, v.neg_b ? -1 : 1);
         fprintf(f, "    __device__ __forceinline__ static void mma(reg_t (&d)[RD], const reg_t (&a)[RA], unsigned long long "
-                   "desc_a, unsigned long long desc_b)\n    {\n");
+                   "desc_a, unsigned long long desc_b%s)\n    {\n", sparse ? ", unsigned int e" : "");
         if (in->fd == MF_FMT_F32)
             fprintf(f, "        float t[RD];\n#pragma unroll\n        for (int i = 0; i < RD; i++) t[i] = __uint_as_float(d[i]);\n");
         else
             fprintf(f, "        unsigned int t[RD];\n#pragma unroll\n        for (int i = 0; i < RD; i++) t[i] = d[i];\n");
         fprintf(f, "        (void)a; (void)desc_a;\n");
+        /* operands: d, a (registers or descriptor), b-desc, [sp-meta], scale-d; wgmma.sp
+         * (PTX ISA 9.7.15.6.3): d, a, b-desc, sp-meta, sp-sel, scale-d, ... */
         fprintf(f, "        asm volatile(\"{\\n.reg .pred p;\\nsetp.ne.b32 p, %%%d, 0;\\n%s \"\n            \"",
-                rd + (s.a_in_regs ? ra : 1) + 1, ptx);
+                rd + (s.a_in_regs ? ra : 1) + 1 + sparse, ptx);
         put_group(f, rd, &next);
         if (s.a_in_regs) {
             fputs(", ", f);
@@ -208,7 +215,10 @@ static void put_wrapper(FILE *f, const mf_instr *in, const char *variant, int id
             snprintf(trans, sizeof trans, ", %d", v.trans_b);
         else if (ab16)
             snprintf(trans, sizeof trans, ", %d, %d", v.trans_a, v.trans_b);
-        fprintf(f, ", %%%d, p%s%s;\\n}\\n\"\n            : ", next++, scales, trans);
+        fprintf(f, ", %%%d", next++);
+        if (sparse)
+            fprintf(f, ", %%%d, %d", next++, s.sel);
+        fprintf(f, ", p%s%s;\\n}\\n\"\n            : ", scales, trans);
         for (int i = 0; i < rd; i++)
             fprintf(f, "%s\"+%s\"(t[%d])", i ? ", " : "", dc, i);
         fprintf(f, "\n            : ");
@@ -217,7 +227,7 @@ static void put_wrapper(FILE *f, const mf_instr *in, const char *variant, int id
                 fprintf(f, "\"r\"(a[%d]), ", i);
         else
             fprintf(f, "\"l\"(desc_a), ");
-        fprintf(f, "\"l\"(desc_b), \"r\"(%d)\n            : \"memory\");\n", v.no_c ? 0 : 1);
+        fprintf(f, "\"l\"(desc_b), %s\"r\"(%d)\n            : \"memory\");\n", sparse ? "\"r\"(e), " : "", v.no_c ? 0 : 1);
         if (in->fd == MF_FMT_F32)
             fprintf(f, "#pragma unroll\n        for (int i = 0; i < RD; i++) d[i] = __float_as_uint(t[i]);\n");
         else
@@ -225,11 +235,13 @@ static void put_wrapper(FILE *f, const mf_instr *in, const char *variant, int id
         fprintf(f, "    }\n};\n");
     }
     int wgs = 2; /* warpgroups per block */
-    int threads = s.kind == MF_PTX_WGMMA ? 128 * wgs : 256;
-    int per_block = s.kind == MF_PTX_WGMMA ? wgs : threads / 32;
-    int smem = s.kind == MF_PTX_WGMMA ? wgs * (64 * in->k * ebytes(in->fa) + s.n * in->k * ebytes(in->fb)) : 0;
+    int threads = wg ? 128 * wgs : 256;
+    int per_block = wg ? wgs : threads / 32;
+    /* shared memory a warpgroup: A (wgmma.sp: packed, K/2) and B */
+    int smem = wg ? wgs * (64 * (sparse ? in->k / 2 : in->k) * ebytes(in->fa) + s.n * in->k * ebytes(in->fb)) : 0;
     fprintf(f, "extern \"C\" __global__ void __launch_bounds__(%d) %s(mf_kargs g) { %s<W_%d>(g); }\n", threads, sym,
-            s.kind == MF_PTX_WGMMA ? "mf_wgmma_tiles" : s.kind == MF_PTX_MMA_SP ? "mf_mma_sp_tiles" : "mf_mma_sync_tiles",
+            s.kind == MF_PTX_WGMMA ? "mf_wgmma_tiles" : s.kind == MF_PTX_WGMMA_SP ? "mf_wgmma_sp_tiles"
+            : s.kind == MF_PTX_MMA_SP ? "mf_mma_sp_tiles" : "mf_mma_sync_tiles",
             id);
     snprintf(entries[(*nentries)++], 640, "    {\"%s\", \"%s\", \"%s\", (const void *)%s, %d, %d, %d},", in->name, variant,
              sym, sym, threads, per_block, smem);
@@ -269,6 +281,14 @@ int main(int argc, char **argv)
             if (kind == MF_PTX_WGMMA) {
                 for (int v = 0; mf_wgmma_variants[v]; v++)
                     put_wrapper(f, in, mf_wgmma_variants[v], id++, tsv, target, entries, &nentries);
+                for (int v = 0; mf_wgmma_form_variants[v]; v++)
+                    if (mf_variant_form_ok(in, mf_wgmma_form_variants[v]))
+                        put_wrapper(f, in, mf_wgmma_form_variants[v], id++, tsv, target, entries, &nentries);
+            } else if (kind == MF_PTX_WGMMA_SP) {
+                /* N and the A source, selector 1 where legal, the operand forms */
+                const char *const *vl = mf_wgmma_sp_variants(in);
+                for (int v = 0; vl[v]; v++)
+                    put_wrapper(f, in, vl[v], id++, tsv, target, entries, &nentries);
                 for (int v = 0; mf_wgmma_form_variants[v]; v++)
                     if (mf_variant_form_ok(in, mf_wgmma_form_variants[v]))
                         put_wrapper(f, in, mf_wgmma_form_variants[v], id++, tsv, target, entries, &nentries);

@@ -8,8 +8,9 @@
  * row-major M x K, B column-major N x K, C/D row-major M x N) and registers
  * or shared memory, driven by those layouts only.
  *
- * mma.sync: one warp per tile; wgmma: one warpgroup (128 threads) per tile.
- * Both loop grid-stride over all tiles of a launch.
+ * mma.sync, mma.sp: one warp per tile; wgmma, wgmma.sp: one warpgroup (128
+ * threads) per tile.
+ * All loop grid-stride over all tiles of a launch.
  */
 #ifndef MMAFUZZ_CUDA_KERNELS_CUH
 #define MMAFUZZ_CUDA_KERNELS_CUH
@@ -100,7 +101,8 @@ template <class W> __device__ __forceinline__ void mf_mma_sync_tiles(const mf_ka
  * (row, pc) of the packed M x K/2 layout W::LA is A[row][mf_sp_logical_col(
  * the row's metadata, pc)] (layout.h); the metadata (g.SA, W::N_META bytes per
  * row, one nibble each) goes into the 32-bit register of the threads the
- * selector W::SEL names (mf_sp_meta_pos), 0 in the others. */
+ * selector W::SEL names (mf_sp_meta_pos with the layout W::META()), 0 in the
+ * others. */
 template <class W> __device__ __forceinline__ void mf_mma_sp_tiles(const mf_kargs &g)
 {
     const int lane = threadIdx.x & 31;
@@ -122,16 +124,18 @@ template <class W> __device__ __forceinline__ void mf_mma_sp_tiles(const mf_karg
             const mf_frag_layout LA = W::LA();
             mf_frag_pos(&LA, 0, lane, e, &row, &pc);
             int col = mf_sp_logical_col(W::SP_GROUP, Mt + row * W::N_META, pc);
-            unsigned long long v = mf_ld_elem<W::EA>(At + (size_t)(row * W::K + col) * W::EA);
+            constexpr unsigned long long vmask = W::VA >= 64 ? ~0ull : ((1ull << W::VA) - 1);   /* s4/u4: 4 bits */
+            unsigned long long v = mf_ld_elem<W::EA>(At + (size_t)(row * W::K + col) * W::EA) & vmask;
             a[e / per] |= (typename W::reg_t)(v << (W::VA * (e % per)));
         }
         unsigned int meta = 0;
+        const mf_sp_meta_layout ML = W::META();
 #pragma unroll
         for (int row = 0; row < W::M; row++)
 #pragma unroll
             for (int grp = 0; grp < W::N_META; grp++) {
                 int l, bit;
-                mf_sp_meta_pos(W::N_META, W::SEL, row, grp, &l, &bit);
+                mf_sp_meta_pos(&ML, W::SEL, row, grp, &l, &bit);
                 if (l == lane)
                     meta |= (unsigned int)(Mt[row * W::N_META + grp] & 15) << bit;
             }
@@ -215,6 +219,92 @@ template <class W> __device__ __forceinline__ void mf_wgmma_tiles(const mf_kargs
         mf_load_frag<W::EC>(d, W::LCD(), C + t * (W::M * W::N * W::EC), warp, lane, W::N, 1);
         asm volatile("wgmma.fence.sync.aligned;" ::: "memory");
         W::mma(d, a, desc_a, desc_b);
+        asm volatile("wgmma.commit_group.sync.aligned;" ::: "memory");
+        asm volatile("wgmma.wait_group.sync.aligned 0;" ::: "memory");
+        mf_store_frag<W::ED>(d, W::LCD(), D + t * (W::M * W::N * W::ED), warp, lane, W::N, 1);
+        mf_wg_barrier(1 + wg); /* shared memory is free for the next tile */
+    }
+#else
+    (void)g;
+#endif
+}
+
+/* wgmma.sp: as mf_wgmma_tiles, with A the packed M x K/2 matrix (layout.h).
+ * The ABI A is the logical dense M x K row; packed column pc of row r is
+ * A[r][mf_sp_logical_col(the row's metadata, pc)], written into shared
+ * memory in the layout of a dense A of K/2 (K-major, or MN-major for
+ * trans_a), or gathered into each thread's register fragment W::LA (a_reg).
+ * B is the dense K x N of the logical K.  The metadata (g.SA, W::N_META
+ * bytes a row) goes into the 32-bit register of the threads W::META() and the
+ * selector W::SEL name, each warp for its own 16 rows, 0 in the others. */
+template <class W> __device__ __forceinline__ void mf_wgmma_sp_tiles(const mf_kargs &g)
+{
+#if defined(__CUDA_ARCH__) && defined(__CUDA_ARCH_FEAT_SM90_ALL)
+    extern __shared__ __align__(128) unsigned char mf_smem[];
+    constexpr int KP = W::K / 2, KBA = KP * W::EA, KBB = W::K * W::EB;
+    const int wg = threadIdx.x >> 7, tid = threadIdx.x & 127, warp = tid >> 5, lane = tid & 31;
+    const int wgs = blockDim.x >> 7;
+    unsigned char *sA = mf_smem + wg * (W::M * KBA + W::N * KBB), *sB = sA + W::M * KBA;
+    const unsigned char *A = (const unsigned char *)g.A, *B = (const unsigned char *)g.B,
+                        *C = (const unsigned char *)g.C, *SA = (const unsigned char *)g.SA;
+    unsigned char *D = (unsigned char *)g.D;
+    const unsigned long long nwg = (unsigned long long)gridDim.x * wgs;
+    const uint64_t desc_a =
+        W::TRANS_A ? mf_wgmma_desc((uint32_t)__cvta_generic_to_shared(sA), MF_WGMMA_MN_LBO(KP), MF_WGMMA_MN_SBO(KP))
+                   : mf_wgmma_desc((uint32_t)__cvta_generic_to_shared(sA), MF_WGMMA_LBO(KBA), MF_WGMMA_SBO(KBA));
+    const uint64_t desc_b =
+        W::TRANS_B ? mf_wgmma_desc((uint32_t)__cvta_generic_to_shared(sB), MF_WGMMA_MN_LBO(W::K), MF_WGMMA_MN_SBO(W::K))
+                   : mf_wgmma_desc((uint32_t)__cvta_generic_to_shared(sB), MF_WGMMA_LBO(KBB), MF_WGMMA_SBO(KBB));
+    for (unsigned long long t = (unsigned long long)blockIdx.x * wgs + wg; t < g.ntiles; t += nwg) {
+        typename W::reg_t a[W::RA], d[W::RD];
+        const unsigned char *At = A + t * (W::M * W::K * W::EA), *Mt = SA + t * (W::M * W::N_META);
+        if (!W::A_REGS)   /* the packed A, an element at a time */
+            for (int q = tid; q < W::M * KP; q += 128) {
+                const int row = q / KP, pc = q % KP;
+                const int col = mf_sp_logical_col(W::SP_GROUP, Mt + row * W::N_META, pc);
+                mf_st_elem<W::EA>(sA + (W::TRANS_A ? mf_wgmma_smem_offset_mn(row, pc, KP, W::EA)
+                                                   : mf_wgmma_smem_offset(row, pc, KBA, W::EA)),
+                                  mf_ld_elem<W::EA>(At + (size_t)(row * W::K + col) * W::EA));
+            }
+        if (W::TRANS_B)
+            mf_copy_mnmajor<W::N, W::K, W::EB>(sB, B + t * (W::N * KBB), tid);
+        else
+            mf_copy_kmajor<W::N, KBB>(sB, B + t * (W::N * KBB), tid);
+        /* generic-proxy stores must be visible to the async proxy */
+        asm volatile("fence.proxy.async.shared::cta;" ::: "memory");
+        mf_wg_barrier(1 + wg);
+        constexpr int per = (int)sizeof(typename W::reg_t) * 8 / W::VA;
+#pragma unroll
+        for (int i = 0; i < W::RA; i++)
+            a[i] = 0;
+        if (W::A_REGS) {
+            const mf_frag_layout LA = W::LA();
+#pragma unroll
+            for (int e = 0; e < W::RA * per; e++) {
+                int row, pc;
+                mf_frag_pos(&LA, warp, lane, e, &row, &pc);
+                const int col = mf_sp_logical_col(W::SP_GROUP, Mt + row * W::N_META, pc);
+                unsigned long long v = mf_ld_elem<W::EA>(At + (size_t)(row * W::K + col) * W::EA);
+                a[e / per] |= (typename W::reg_t)(v << (W::VA * (e % per)));
+            }
+        }
+        /* the metadata: only rows groupID and groupID+8 of the warp's 16 reach this lane */
+        unsigned int meta = 0;
+        const mf_sp_meta_layout ML = W::META();
+#pragma unroll
+        for (int h = 0; h < 2; h++) {
+            const int r = (lane >> 2) + 8 * h;
+#pragma unroll
+            for (int grp = 0; grp < W::N_META; grp++) {
+                int l, bit;
+                mf_sp_meta_pos(&ML, W::SEL, r, grp, &l, &bit);
+                if (l == lane)
+                    meta |= (unsigned int)(Mt[(16 * warp + r) * W::N_META + grp] & 15) << bit;
+            }
+        }
+        mf_load_frag<W::EC>(d, W::LCD(), C + t * (W::M * W::N * W::EC), warp, lane, W::N, 1);
+        asm volatile("wgmma.fence.sync.aligned;" ::: "memory");
+        W::mma(d, a, desc_a, desc_b, meta);
         asm volatile("wgmma.commit_group.sync.aligned;" ::: "memory");
         asm volatile("wgmma.wait_group.sync.aligned 0;" ::: "memory");
         mf_store_frag<W::ED>(d, W::LCD(), D + t * (W::M * W::N * W::ED), warp, lane, W::N, 1);

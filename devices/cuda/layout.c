@@ -15,12 +15,18 @@ static int is_int4(mf_format f) { return f == MF_FMT_S4 || f == MF_FMT_U4; }
 
 const char *const mf_wgmma_variants[] = {"", "a_reg", "n256", "n256,a_reg", NULL};
 
+const char *const *mf_wgmma_sp_variants(const mf_instr *in)
+{
+    static const char *const sel01[] = {"", "a_reg", "n256", "n256,a_reg", "sel1", NULL};
+    return mf_sp_sel_ok(in, 1) ? sel01 : mf_wgmma_variants;
+}
+
 /* mma.sp: the sparsity selector as a variant (the default "" is selector 0). */
 const char *const mf_sp_variants[] = {"sel1", "sel2", "sel3", NULL};
 
 int mf_sp_sel_ok(const mf_instr *in, int sel)
 {
-    return in->sparse && sel >= 0 && sel < (in->n_meta == 4 ? 4 : 2);
+    return in->sparse && sel >= 0 && sel < 16 / in->n_meta;   /* 4, 8, 16 nibbles a row: 4, 2, 1 selectors */
 }
 
 /* The operand forms of wgmma, each a variant of its own with N = 8 and A from
@@ -57,6 +63,19 @@ mf_ptx_kind mf_ptx_kind_of(const mf_instr *in, const char **why)
         *why = "model-only: nvcc 13.0 no longer builds sm_70";
         return MF_PTX_NONE;
     }
+    if (!strncmp(in->qualifier, "wgmma.", 6) && in->sparse) {
+        /* wgmma.mma_async.sp (PTX ISA 9.7.15.6.3): f16/bf16 m64nNk32, tf32
+         * m64nNk16, e4m3/e5m2 m64nNk64 (f32 and f16 D), s8/u8 m64nNk64 */
+        int ok = in->m == 64 && ((in->fa == in->fb && is_16bit(in->fa) && in->k == 32) ||
+                                 (in->fa == in->fb && in->fa == MF_FMT_TF32 && in->k == 16) ||
+                                 (is_8bit(in->fa) && is_8bit(in->fb) && in->k == 64) ||
+                                 (is_int8(in->fa) && is_int8(in->fb) && in->k == 64));
+        if (!ok) {
+            *why = "no wrapper for this wgmma.sp shape";
+            return MF_PTX_NONE;
+        }
+        return MF_PTX_WGMMA_SP;
+    }
     if (!strncmp(in->qualifier, "wgmma.", 6)) {
         if (in->m != 64 || (mf_format_is_int(in->fa) && !(is_int8(in->fa) && is_int8(in->fb) && in->k == 32) &&
                             !(in->fa == MF_FMT_B1 && in->k == 8))) {
@@ -70,9 +89,14 @@ mf_ptx_kind mf_ptx_kind_of(const mf_instr *in, const char **why)
         return MF_PTX_NONE;
     }
     if (in->sparse) {
-        /* mma.sp, row.col, m16n8: f16/bf16 k16/k32, tf32 k8/k16 (PTX ISA "mma.sp") */
-        int ok = in->m == 16 && in->n == 8 && in->fa == in->fb &&
-                 ((is_16bit(in->fa) && (in->k == 16 || in->k == 32)) || (in->fa == MF_FMT_TF32 && (in->k == 8 || in->k == 16)));
+        /* mma.sp, row.col, m16n8: f16/bf16 k16/k32, tf32 k8/k16, s8/u8 k32/k64,
+         * s4/u4 k64/k128, e4m3/e5m2 k64 with f32 (PTX ISA "mma.sp") */
+        int ok = in->m == 16 && in->n == 8 &&
+                 ((in->fa == in->fb && is_16bit(in->fa) && (in->k == 16 || in->k == 32)) ||
+                  (in->fa == in->fb && in->fa == MF_FMT_TF32 && (in->k == 8 || in->k == 16)) ||
+                  (is_int8(in->fa) && is_int8(in->fb) && (in->k == 32 || in->k == 64)) ||
+                  (is_8bit(in->fa) && is_8bit(in->fb) && in->k == 64 && in->fd == MF_FMT_F32) ||
+                  (is_int4(in->fa) && is_int4(in->fb) && (in->k == 64 || in->k == 128)));
         if (!ok) {
             *why = "no wrapper for these sparse formats yet";
             return MF_PTX_NONE;
@@ -121,8 +145,13 @@ int mf_variant_parse(const mf_instr *in, const char *variant, mf_variant *out)
             }
         return -1;
     }
-    if (mf_ptx_kind_of(in, NULL) != MF_PTX_WGMMA)
+    mf_ptx_kind kind = mf_ptx_kind_of(in, NULL);
+    if (kind != MF_PTX_WGMMA && kind != MF_PTX_WGMMA_SP)
         return -1;
+    if (kind == MF_PTX_WGMMA_SP && !strcmp(variant, "sel1") && mf_sp_sel_ok(in, 1)) {
+        out->sel = 1;
+        return 0;
+    }
     for (int i = 1; mf_wgmma_variants[i]; i++)
         if (!strcmp(variant, mf_wgmma_variants[i])) {
             out->n = strstr(variant, "n256") ? 256 : in->n;
@@ -216,18 +245,22 @@ static mf_frag_layout b_frag(mf_format f, int k)
         return lay(0, 1, 2, 0, k == 8 ? 1 : k == 16 ? 2 : 3, rs, NULL);
     }
     if (is_int4(f)) {
-        /* .s4/.u4 k32/k64: row = tig*8 + (e&7) (+32 for e>=8); col = groupID */
-        static const int rs4[4] = {1, 2, 4, 32};
-        return lay(0, 1, 8, 0, k == 32 ? 3 : 4, rs4, NULL);
+        /* .s4/.u4 k32/k64: row = tig*8 + (e&7) (+32 for e>=8); col = groupID;
+         * k128 (sparse m16n8k128, PTX ISA figures "rows 0-31" ... "96-127"):
+         * also +64 for e>=16 */
+        static const int rs4[5] = {1, 2, 4, 32, 64};
+        return lay(0, 1, 8, 0, k == 32 ? 3 : k == 64 ? 4 : 5, rs4, NULL);
     }
     if (f == MF_FMT_B1) {
         /* .b1 k128/k256 in words: word row = tig (+4 for e=1); col = groupID */
         static const int rs1[1] = {4};
         return lay(0, 1, 1, 0, k == 4 ? 0 : 1, rs1, NULL);
     }
-    /* 8-bit: row = tig*4 + (e&3) (+16 for e>=4); col = groupID */
-    static const int rs[3] = {1, 2, 16};
-    return lay(0, 1, 4, 0, k == 16 ? 2 : 3, rs, NULL);
+    /* 8-bit: row = tig*4 + (e&3) (+16 for e>=4); col = groupID; k64 (sparse
+     * m16n8k64 s8/u8, PTX ISA figures "rows 0-15" ... "48-63", one register
+     * each): also +32 for e>=8 */
+    static const int rs[4] = {1, 2, 16, 32};
+    return lay(0, 1, 4, 0, k == 16 ? 2 : k == 32 ? 3 : 4, rs, NULL);
 }
 
 /* A and B fragments of the m8n8 integer shapes (PTX ISA "Matrix Fragments for
@@ -252,6 +285,39 @@ static mf_frag_layout cd_frag(int n)
     while ((2 << nbits) < n)
         nbits++;
     return lay(1, 0, 0, 2, nbits, rs, cs);
+}
+
+/* The metadata register of mma.sp and wgmma.sp (layout.h, mf_sp_meta_pos),
+ * by operand width (narrow: 8- and 4-bit types) and nibbles a row.  Measured
+ * for mma.sp on hardware by one-hot probes (devices/cuda/NOTES.md):
+ * f16/bf16/tf32 on an H100 and an H200, the narrow types on an H200 (.sp and
+ * ::ordered_metadata alike).  wgmma.sp (each warp's 16 rows) takes the entry
+ * of its types: f16/bf16 k32 and tf32 k16 the second, fp8 and s8/u8 k64 the
+ * fourth; not yet measured. */
+static const struct {
+    int narrow, n_meta;
+    mf_sp_meta_layout L;   /* sel_tig, hi_tig, hi_bit, run, run_tig */
+} sp_meta_layouts[] = {
+    /* f16/bf16 m16n8k16, tf32 m16n8k8: tig = sel, row g bits 0-15, row g+8 bits 16-31 */
+    {0, 4, {1, 0, 16, 4, 1}},
+    /* f16/bf16 m16n8k32, tf32 m16n8k16: tig 2*sel groups 0-3, 2*sel + 1 groups 4-7, rows as above */
+    {0, 8, {2, 0, 16, 4, 1}},
+    /* s8/u8 m16n8k32, s4/u4 m16n8k64: tig 2*sel row g, 2*sel + 1 row g+8, group i at bits 4i */
+    {1, 8, {2, 1, 0, 8, 2}},
+    /* s8/u8 and e4m3/e5m2 m16n8k64, s4/u4 m16n8k128 (selector 0): tig 0 row g, tig 1 row g+8
+     * (groups 0-7), tig 2 row g, tig 3 row g+8 (groups 8-15) */
+    {1, 16, {0, 1, 0, 8, 2}},
+};
+
+static int sp_meta_layout_of(const mf_instr *in, mf_sp_meta_layout *out)
+{
+    int narrow = is_8bit(in->fa) || is_int8(in->fa) || is_int4(in->fa);
+    for (size_t i = 0; i < sizeof sp_meta_layouts / sizeof sp_meta_layouts[0]; i++)
+        if (sp_meta_layouts[i].narrow == narrow && sp_meta_layouts[i].n_meta == in->n_meta) {
+            *out = sp_meta_layouts[i].L;
+            return 0;
+        }
+    return -1;
 }
 
 int mf_wrap_shape_of(const mf_instr *in, const mf_variant *v, mf_wrap_shape *out)
@@ -284,13 +350,21 @@ int mf_wrap_shape_of(const mf_instr *in, const mf_variant *v, mf_wrap_shape *out
         }
         return 0;
     case MF_PTX_MMA_SP:
-        /* PTX ISA "Matrix fragments for sparse mma.m16n8k16/k32" (f16/bf16) and
-         * "mma.m16n8k8/k16" (tf32): A is the packed M x K/2 matrix in the
-         * layout of the dense A of K/2 (f16 k16: as m16n8k8; k32: as m16n8k16;
-         * tf32 k8: a0 (groupID, tig), a1 (groupID+8, tig); k16: as m16n8k8);
-         * B the dense B of the logical K (f16 k32: row = tig*2 + (e&1) +
-         * 8*(e>>1); tf32 k16: row = tig + 4*e); C/D as m16n8 */
-        if (!mf_sp_sel_ok(in, v->sel))
+        /* PTX ISA "Matrix fragments for sparse mma.m16n8k16/k32" (f16/bf16),
+         * "mma.m16n8k8/k16" (tf32), "mma.m16n8k32/k64 with .u8/.s8" and
+         * "mma.m16n8k64/k128 with .u4/.s4": A is the packed M x K/2 matrix in
+         * the layout of the dense A of K/2 (f16 k16: as m16n8k8; k32: as
+         * m16n8k16; tf32 k8: a0 (groupID, tig), a1 (groupID+8, tig); k16: as
+         * m16n8k8; s8 k32: as m16n8k16 s8, the thread's packed columns tig*4..+3
+         * being its "4 non-zero out of 8 consecutive" logical ones tig*8..+7;
+         * s8 k64: as m16n8k32 s8; s4 k64: as m16n8k32 s4; s4 k128: as m16n8k64
+         * s4); B the dense B of the logical K (f16 k32: row = tig*2 + (e&1) +
+         * 8*(e>>1); tf32 k16: row = tig + 4*e; s8 k32 and s4 k64: the dense
+         * m16n8k32 s8 and m16n8k64 s4 B; s8 k64 and s4 k128: one more step,
+         * b_frag); C/D as m16n8.  The packed A of s8, s4 and fp8 was read off
+         * an H200 with raw registers (NOTES): as here, given that B.  The
+         * metadata register: sp_meta_layouts */
+        if (!mf_sp_sel_ok(in, v->sel) || sp_meta_layout_of(in, &out->meta))
             return -1;
         out->threads = 32;
         out->a_in_regs = 1;
@@ -311,6 +385,37 @@ int mf_wrap_shape_of(const mf_instr *in, const mf_variant *v, mf_wrap_shape *out
         out->a.w_row = 16;
         out->cd = cd_frag(v->n);
         out->cd.w_row = 16;
+        return 0;
+    case MF_PTX_WGMMA_SP:
+        /* PTX ISA 9.7.15.6.2 "Matrix fragments for sparse wgmma.mma_async.m64nNk32 /
+         * k16 / k64": A from registers is the packed M x K/2 matrix, each warp
+         * its 16 rows (warp w: rows 16w..16w+15) in the figures' layout, which
+         * is sparse mma's of the same types: f16/bf16 k32 as m16n8k16 ("two
+         * non-zero out of 4 consecutive" a register), tf32 k16 as m16n8k8, fp8
+         * and s8/u8 k64 as m16n8k32 8-bit ("four non-zero out of eight
+         * consecutive" a register) over the packed columns (CuTe's SM90
+         * sparse GMMA RS atoms use the dense ALayout_64x32 / 64x16 / 64x64
+         * of the logical K, the same); D as dense wgmma; the metadata as
+         * sparse mma's per warp (the PTX shows the mma.sp figures:
+         * m16n8k32 f16, m16n8k16 tf32, m16n8k64 u8/s8): the sp_meta_layouts
+         * entry of the same operand width and nibbles a row, i.e. of mma.sp
+         * m16n8k32 f16/bf16, m16n8k16 tf32 and m16n8k64 s8/u8/e4m3/e5m2 (the
+         * last measured on an H200 for mma.sp), mf_sp_meta_pos over the
+         * warp's rows.  Selector 0..1 for f16/bf16/tf32, 0 for fp8 and s8/u8
+         * (PTX table in 9.7.15.6.3), a variant with N = 8 and A from shared
+         * memory as the operand forms. */
+        if ((v->n != 8 && v->n != 256) || !mf_sp_sel_ok(in, v->sel) || sp_meta_layout_of(in, &out->meta) ||
+            ((v->neg_a || v->neg_b || v->no_c || v->trans_a || v->trans_b || v->sel) && (v->n != in->n || v->a_reg)))
+            return -1;
+        out->threads = 128;
+        out->a_in_regs = v->a_reg;
+        out->a = a_frag(in->fa, in->k / 2);
+        out->a.w_row = 16;
+        out->cd = cd_frag(v->n);
+        out->cd.w_row = 16;
+        out->n_meta = in->n_meta;
+        out->sp_group = in->sp_group;
+        out->sel = v->sel;
         return 0;
     default:
         return -1;
@@ -345,6 +450,16 @@ int mf_ptx_text(const mf_instr *in, const mf_variant *v, char *buf, size_t len)
             return -1;
         n = snprintf(buf, len, "%.*s.sync.aligned.m%dn%dk%d.row.col%s", (int)(shape - in->qualifier), in->qualifier,
                      in->m, in->n, in->k, t);
+        break;
+    }
+    case MF_PTX_WGMMA_SP: {
+        /* "wgmma.sp.mMnNkK.TYPES" -> "wgmma.mma_async.sp.sync.aligned.mMnNkK.TYPES" (the
+         * types as the PTX syntax orders them: {.satfinite}.s32.atype.btype) */
+        const char *shape = strstr(in->qualifier, ".m");
+        const char *t = shape ? strchr(shape + 1, '.') : NULL;
+        if (!t)
+            return -1;
+        n = snprintf(buf, len, "wgmma.mma_async.sp.sync.aligned.m%dn%dk%d%s", in->m, v->n, in->k, t);
         break;
     }
     default:
@@ -382,18 +497,31 @@ int mf_sass_expect(const mf_instr *in, const mf_variant *v, char *buf, size_t le
              * chained HMMA: .16816 for K=32, .1688 for K=16 (DOMAIN section 5) */
             n = snprintf(buf, len, "HMMA.%s.%s", in->k == 32 ? "16816" : "1688", acc);
         } else if (mf_format_is_int(in->fa)) {
-            /* ptxas 13.0, sm_90a: s8/u8 one IMMA.<m n k>.<A>.<B>[.SAT]; s4/u4 as IMMA
-             * on int8 unpacked from the nibbles, twice (IMMA of half the 4-bit K),
-             * from zero, then integer adds of c (and a clamp by SEL for
-             * .satfinite); b1 BMMA.<m n k>.AND.POPC, twice for .xor.popc (on
-             * complemented operands) plus an add (devices/cuda/NOTES.md) */
-            int sat = (in->x & MF_INT_SATFINITE) != 0, k4 = is_int4(in->fa);
-            if (in->fa == MF_FMT_B1)
-                n = snprintf(buf, len, "BMMA.%d%d%d.AND.POPC", in->m, in->n, in->k * 32);
+            /* ptxas 13.0 (devices/cuda/NOTES.md, "Integer mma.sync on every target"):
+             *  sm_80, sm_89: native, one IMMA.<m n k>.<A>.<B>[.SAT] (s4/u4 as S4/U4),
+             *    b1 one BMMA.<m n k>.AND.POPC / .XOR.POPC;
+             *  sm_90a: s8/u8 native; s4/u4 as two IMMA of half the 4-bit K on int8
+             *    unpacked from the nibbles, from zero, then integer adds of c (a
+             *    clamp by SEL for .satfinite); b1 .and native, .xor as two
+             *    BMMA.AND.POPC on complemented operands plus an add;
+             *  sm_100a, sm_120a: as sm_90a for s8/u8 and s4/u4, except that m8n8
+             *    runs as the m16n8 IMMA of its K; b1 (.and and .xor) as
+             *    IMMA.16832.U8.U8 on bits unpacked to bytes, K/32 of them. */
+            const int sat = (in->x & MF_INT_SATFINITE) != 0, k4 = is_int4(in->fa);
+            const int native = in->arch == MF_ARCH_AMPERE || in->arch == MF_ARCH_ADA;
+            const int wide = in->arch == MF_ARCH_BLACKWELL || in->arch == MF_ARCH_RTX_BLACKWELL;
+            const char *sa = mf_format_get(in->fa)->has_sign ? "S" : "U", *sb = mf_format_get(in->fb)->has_sign ? "S" : "U";
+            if (in->fa == MF_FMT_B1 && wide)
+                n = snprintf(buf, len, "IMMA.16832.U8.U8");
+            else if (in->fa == MF_FMT_B1)
+                n = snprintf(buf, len, "BMMA.%d%d%d.%s.POPC", in->m, in->n, in->k * 32,
+                             native && (in->x & MF_INT_XOR) ? "XOR" : "AND");
+            else if (native)
+                n = snprintf(buf, len, "IMMA.%d%d%d.%s%d.%s%d%s", in->m, in->n, in->k, sa, k4 ? 4 : 8, sb, k4 ? 4 : 8,
+                             sat ? ".SAT" : "");
             else
-                n = snprintf(buf, len, "IMMA.%d%d%d.%s8.%s8%s", in->m, in->n, k4 ? in->k / 2 : in->k,
-                             mf_format_get(in->fa)->has_sign ? "S" : "U", mf_format_get(in->fb)->has_sign ? "S" : "U",
-                             sat && !k4 ? ".SAT" : "");
+                n = snprintf(buf, len, "IMMA.%d%d%d.%s8.%s8%s", wide ? 16 : in->m, in->n, k4 ? in->k / 2 : in->k, sa,
+                             sb, sat && !k4 ? ".SAT" : "");
         } else if (is_8bit(in->fa)) {
             n = snprintf(buf, len, "QMMA.168%d.%s.%s.%s", in->k, acc, sass_type(in->fa), sass_type(in->fb));
         } else {
@@ -405,7 +533,33 @@ int mf_sass_expect(const mf_instr *in, const mf_variant *v, char *buf, size_t le
         /* ptxas 13.0 (sm_80, sm_90a): one HMMA.SP of the logical shape, the
          * selector an immediate operand: "HMMA.SP.16832.F32.BF16",
          * "HMMA.SP.1688.F32.TF32", "HMMA.SP.16816.F16" (.sp and
-         * ::ordered_metadata alike) */
+         * ::ordered_metadata alike).  Integer rows: s8/u8 one
+         * IMMA.SP.168<K>.<A>8.<B>8[.SAT] on every target; s4/u4 native on
+         * sm_80/sm_89 (IMMA.SP.168<K>.<A>4.<B>4[.SAT]), elsewhere (sm_90a,
+         * sm_100a, sm_120a) two IMMA.SP.168<K/2>.<A>8.<B>8 on int8 unpacked
+         * from the nibbles, from zero, then integer adds of c (and a clamp by
+         * SEL for .satfinite, a saturating VIADD.S32.ISAT on sm_120a: devices/cuda/NOTES.md) */
+        if (is_8bit(in->fa) && (in->arch == MF_ARCH_HOPPER || in->arch == MF_ARCH_BLACKWELL)) {
+            /* fp8 m16n8k64: no fp8 unit; F2FP to f16, two chained HMMA.SP.16832.F32
+             * (devices/cuda/NOTES.md) */
+            n = snprintf(buf, len, "HMMA.SP.16832.F32");
+            break;
+        }
+        if (is_8bit(in->fa)) {   /* sm_89, sm_120a: native */
+            n = snprintf(buf, len, "QMMA.SP.16864.F32.%s.%s", sass_type(in->fa), sass_type(in->fb));
+            break;
+        }
+        if (mf_format_is_int(in->fa)) {
+            int k4 = is_int4(in->fa), native4 = in->arch == MF_ARCH_AMPERE || in->arch == MF_ARCH_ADA;
+            int sat = (in->x & MF_INT_SATFINITE) != 0;
+            const char *sa = mf_format_get(in->fa)->has_sign ? "S" : "U", *sb = mf_format_get(in->fb)->has_sign ? "S" : "U";
+            if (k4 && !native4)
+                n = snprintf(buf, len, "IMMA.SP.168%d.%s8.%s8", in->k / 2, sa, sb);
+            else
+                n = snprintf(buf, len, "IMMA.SP.168%d.%s%d.%s%d%s", in->k, sa, k4 ? 4 : 8, sb, k4 ? 4 : 8,
+                             sat ? ".SAT" : "");
+            break;
+        }
         const char *t = sass_type(in->fa);
         n = snprintf(buf, len, "HMMA.SP.168%d.%s%s%s", in->k, acc, *t ? "." : "", t);
         break;
@@ -423,6 +577,23 @@ int mf_sass_expect(const mf_instr *in, const mf_variant *v, char *buf, size_t le
             n = snprintf(buf, len, "HGMMA.64x%dx%d.%s%s%s", v->n, in->k, acc, *t ? "." : "", t);
         }
         break;
+    case MF_PTX_WGMMA_SP:
+        /* ptxas 13.0, sm_90a: one HGMMA.SP / QGMMA.SP / IGMMA.SP of the logical
+         * shape (cuobjdump of a kernel per form): "HGMMA.SP.64x8x32.F32[.BF16]",
+         * "HGMMA.SP.64x8x32.F16", "HGMMA.SP.64x8x16.F32.TF32",
+         * "QGMMA.SP.64x8x64.F32.E4M3.E5M2", "IGMMA.SP.64x8x64.S8.U8.SAT" */
+        if (mf_format_is_int(in->fa))
+            n = snprintf(buf, len, "IGMMA.SP.64x%dx%d.%s8.%s8%s", v->n, in->k,
+                         mf_format_get(in->fa)->has_sign ? "S" : "U", mf_format_get(in->fb)->has_sign ? "S" : "U",
+                         (in->x & MF_INT_SATFINITE) ? ".SAT" : "");
+        else if (is_8bit(in->fa))
+            n = snprintf(buf, len, "QGMMA.SP.64x%dx%d.%s.%s.%s", v->n, in->k, acc, sass_type(in->fa),
+                         sass_type(in->fb));
+        else {
+            const char *t = sass_type(in->fa);
+            n = snprintf(buf, len, "HGMMA.SP.64x%dx%d.%s%s%s", v->n, in->k, acc, *t ? "." : "", t);
+        }
+        break;
     default:
         return -1;
     }
@@ -432,11 +603,25 @@ int mf_sass_expect(const mf_instr *in, const mf_variant *v, char *buf, size_t le
 int mf_sass_sp_selector(const mf_instr *in, const mf_variant *v, char *buf, size_t len)
 {
     int n;
-    if (mf_ptx_kind_of(in, NULL) != MF_PTX_MMA_SP)
+    mf_ptx_kind kind = mf_ptx_kind_of(in, NULL);
+    if (kind == MF_PTX_WGMMA_SP) {
+        /* HGMMA.SP (f16/bf16/tf32): the selector an immediate before gsb0
+         * ("HGMMA.SP.64x8x32.F32 R24, gdesc[UR8], R24, R28, 0x1, gsb0"); QGMMA.SP and
+         * IGMMA.SP (selector 0 only) print none */
+        n = is_8bit(in->fa) || mf_format_is_int(in->fa) ? snprintf(buf, len, "-") : snprintf(buf, len, "sel=0x%x", v->sel);
+        return n > 0 && (size_t)n < len ? 0 : -1;
+    }
+    if (kind != MF_PTX_MMA_SP ||
+        (is_8bit(in->fa) && (in->arch == MF_ARCH_HOPPER || in->arch == MF_ARCH_BLACKWELL)))
+        /* fp8 on sm_90a: the two HMMA.SP take selectors 0 and 1 of regrouped
+         * metadata (NOTES), not the row's: not checked */
         n = snprintf(buf, len, "-");
-    else if (in->sparse == MF_SP && in->fa == MF_FMT_F16 &&
-             (in->arch == MF_ARCH_BLACKWELL || in->arch == MF_ARCH_RTX_BLACKWELL))
-        n = snprintf(buf, len, "sel=0x0,SHFL");   /* ptxas moves the metadata itself (layout.h) */
+    else if ((in->arch == MF_ARCH_BLACKWELL || in->arch == MF_ARCH_RTX_BLACKWELL) &&
+             ((in->sparse == MF_SP && (in->fa == MF_FMT_F16 || mf_format_is_int(in->fa))) || is_int4(in->fa)))
+        /* ptxas moves the metadata itself (layout.h): plain .sp f16 and every
+         * integer .sp; s4/u4 ::ordered_metadata too (its two IMMA.SP on
+         * unpacked int8 take the metadata from SHFL) */
+        n = snprintf(buf, len, "sel=0x0,SHFL");
     else
         n = snprintf(buf, len, "sel=0x%x", v->sel);
     return n > 0 && (size_t)n < len ? 0 : -1;

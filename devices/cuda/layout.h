@@ -60,33 +60,61 @@ typedef enum mf_ptx_kind {
     MF_PTX_NONE = 0,  /* no wrapper: the row stays model-only here */
     MF_PTX_MMA_SYNC,  /* mma.sync.aligned, one warp per tile */
     MF_PTX_WGMMA,     /* wgmma.mma_async, one warpgroup per tile (sm_90a) */
-    MF_PTX_MMA_SP     /* mma.sp.sync.aligned / mma.sp::ordered_metadata.sync.aligned,
+    MF_PTX_MMA_SP,    /* mma.sp.sync.aligned / mma.sp::ordered_metadata.sync.aligned,
                          one warp per tile: A packed (M x K/2), a metadata register */
+    MF_PTX_WGMMA_SP   /* wgmma.mma_async.sp, one warpgroup per tile (sm_90a): A packed
+                         (M x K/2) in shared memory or registers, a metadata register */
 } mf_ptx_kind;
 
-/* Sparse mma (PTX ISA "Sparse matrix storage", "Matrix fragments for sparse
- * mma"): the metadata register.  Each thread holds 32 bits: the nibbles of
- * row groupID in bits 0-15 and of row groupID+8 in bits 16-31, four nibbles
- * (groups of the row, in K order) each.  A row of n_meta nibbles (4 for
- * m16n8k16 f16/bf16 and m16n8k8 tf32, 8 for m16n8k32 and m16n8k16 tf32)
- * needs n_meta/4 threads of each quad; the sparsity selector `sel` picks
- * them: threads tig = sel*(n_meta/4) .. sel*(n_meta/4) + n_meta/4 - 1, the
- * first holding groups 0-3, the second 4-7 (for m16n8k32: "threads T0/T1"
- * with selector 0, T2/T3 with 1).  Position of nibble `grp` of `row`: */
+/* Sparse mma and wgmma (PTX ISA 9.7.14.6 "Sparse matrix storage", "Matrix
+ * fragments for sparse mma"; 9.7.15.6.2 for wgmma.sp, which shows the same
+ * metadata figures for each warp's 16 rows): the 32-bit metadata register,
+ * as data.  Each thread of a quad (groupID g) holds 32 bits, a nibble per
+ * group of K (4 positions; tf32 2, s4/u4 8), and the sparsity selector `sel`
+ * picks which threads of the quad are read.  Where nibble `grp` (K order) of
+ * row r (r = g or g + 8; wgmma.sp: of the warp's 16 rows) sits:
+ *
+ *   tig = sel*sel_tig + (r >= 8)*hi_tig + (grp / run)*run_tig
+ *   bit = (r >= 8)*hi_bit + 4*(grp % run)
+ *
+ * Two families, measured on hardware for mma.sp (devices/cuda/NOTES.md,
+ * table in layout.c): f16/bf16/tf32 put rows g and g+8 in one thread (bits
+ * 0-15 and 16-31, four groups each, a second thread for groups 4-7; 8
+ * nibbles: "threads T0/T1" with selector 0, T2/T3 with 1); the 8- and 4-bit
+ * types (s8/u8, s4/u4, e4m3/e5m2) give each row a thread of its own, eight
+ * groups in bits 0-31 (tig 2*sel: row g, 2*sel + 1: row g+8; with 16 groups
+ * a row, selector 0, tig 0/1 hold groups 0-7, tig 2/3 groups 8-15: the PTX
+ * figures' "columns 0-31" and "32-63").  wgmma.sp takes, for each warp, the
+ * layout of the mma.sp of the same types and nibbles a row (f16/bf16 k32 and
+ * tf32 k16: m16n8k32 f16 / m16n8k16 tf32; fp8 and s8/u8 k64: m16n8k64;
+ * CuTe's SM90 sparse GMMA ELayout_64x64 agrees for the latter), not yet
+ * probed on hardware (`test_gpu layout` does). */
+typedef struct mf_sp_meta_layout {
+    int8_t sel_tig;  /* tig added per selector step */
+    int8_t hi_tig;   /* tig added for rows 8..15 */
+    int8_t hi_bit;   /* bit offset added for rows 8..15 */
+    int8_t run;      /* consecutive groups of a row in one thread */
+    int8_t run_tig;  /* tig added per run of groups */
+} mf_sp_meta_layout;
+
+/* Lane and bit of nibble `grp` of row `row` (0..15, the warp's) under
+ * selector sel. */
 #if defined(__CUDACC__)
 __host__ __device__
 #endif
-static inline void mf_sp_meta_pos(int n_meta, int sel, int row, int grp, int *lane, int *bit)
+static inline void mf_sp_meta_pos(const mf_sp_meta_layout *L, int sel, int row, int grp, int *lane, int *bit)
 {
-    int per = n_meta / 4;
-    *lane = (row & 7) * 4 + sel * per + grp / 4;
-    *bit = (row >= 8 ? 16 : 0) + 4 * (grp & 3);
+    int hi = row >= 8;
+    *lane = (row & 7) * 4 + sel * L->sel_tig + hi * L->hi_tig + (grp / L->run) * L->run_tig;
+    *bit = hi * L->hi_bit + 4 * (grp % L->run);
 }
 
 /* The logical K position of packed column pc of a row of A whose metadata
  * nibbles are meta[] (PTX ISA "Sparse matrix storage": packed element i of a
  * group is the one its i-th index names; tf32: one element per pair, the
- * pair's first for 0x4, second for 0xE; sp_group = 4 or 2). */
+ * pair's first for 0x4, second for 0xE; s4/u4: four packed elements per
+ * group of 8, the pair the first index names then the pair of the second;
+ * sp_group = 4, 2 or 8). */
 #if defined(__CUDACC__)
 __host__ __device__
 #endif
@@ -94,19 +122,26 @@ static inline int mf_sp_logical_col(int sp_group, const unsigned char *meta, int
 {
     if (sp_group == 2)
         return 2 * pc + (int)((meta[pc] & 3) >> 1);
+    if (sp_group == 8) {
+        int g = pc >> 2, j = pc & 3;
+        return 8 * g + 2 * (int)((meta[g] >> (2 * (j >> 1))) & 3) + (j & 1);
+    }
     int g = pc >> 1, i = pc & 1;
     return 4 * g + (int)((meta[g] >> (2 * i)) & 3);
 }
 
 /* A variant of a wgmma row: N (8 or 256), where A comes from, and the
  * operand forms (variants "neg_a", "neg_b", "neg_ab": imm-scale-a/b = -1;
- * "no_c": scale-d = 0, D = A*B; each with N = 8 and A from shared memory). */
+ * "no_c": scale-d = 0, D = A*B; each with N = 8 and A from shared memory).
+ * wgmma.sp rows take the same, and the sparsity selector "sel1" (N = 8, A
+ * from shared memory) where PTX allows it. */
 typedef struct mf_variant {
     int n;      /* tile N */
     int a_reg;  /* 1: A from registers, 0: A from shared memory */
     int neg_a, neg_b, no_c;
     int trans_a, trans_b; /* imm-trans-a/b = 1: the operand MN-major in shared memory */
-    int sel;    /* mma.sp: the sparsity selector (an immediate; variants "sel1".."sel3", default 0) */
+    int sel;    /* mma.sp, wgmma.sp: the sparsity selector (an immediate; variants "sel1".."sel3",
+                   default 0) */
 } mf_variant;
 
 /* Everything the kernels need to know about one (row, variant). */
@@ -115,11 +150,13 @@ typedef struct mf_wrap_shape {
     int m, n, k;
     int threads;             /* 32 (mma.sync) or 128 (wgmma) */
     int a_in_regs;           /* A is a register fragment (always for mma.sync) */
-    mf_frag_layout a, b, cd; /* b unused for wgmma (B always from shared memory); mma.sp:
-                                a over the packed A (M x K/2), b over the logical K */
-    int n_meta;              /* mma.sp: metadata nibbles per row of A (mf_sp_meta_pos); else 0 */
-    int sp_group;            /* mma.sp: K positions per nibble (4, tf32 2) */
-    int sel;                 /* mma.sp: the sparsity selector */
+    mf_frag_layout a, b, cd; /* b unused for wgmma (B always from shared memory); mma.sp and
+                                wgmma.sp: a over the packed A (M x K/2), b over the logical K */
+    int n_meta;              /* mma.sp, wgmma.sp: metadata nibbles per row of A; else 0 */
+    mf_sp_meta_layout meta;  /* where the metadata register holds them (mf_sp_meta_pos;
+                                wgmma.sp: each warp's 16 rows) */
+    int sp_group;            /* K positions per nibble (4, tf32 2, s4/u4 8) */
+    int sel;                 /* the sparsity selector */
 } mf_wrap_shape;
 
 /* The variants of an mma.sp row beyond the default (selector 0): "sel1",
@@ -128,7 +165,8 @@ typedef struct mf_wrap_shape {
 extern const char *const mf_sp_variants[];
 /* @return 1 if sparse row `in` takes selector `sel`: 0..3 where a row's
  * metadata needs one thread per quad (m16n8k16 f16/bf16, m16n8k8 tf32), 0..1
- * where it needs two (m16n8k32, m16n8k16 tf32). */
+ * where it needs two (m16n8k32, m16n8k16 tf32, m16n8k64 s4/u4), 0 where it
+ * needs all four (m16n8k64 s8/u8, m16n8k128 s4/u4). */
 int mf_sp_sel_ok(const mf_instr *in, int sel);
 
 /* The PTX form of row `in`, or MF_PTX_NONE with a reason in *why. */
@@ -142,6 +180,10 @@ int mf_variant_parse(const mf_instr *in, const char *variant, mf_variant *out);
 
 /* The variants every wgmma row is built in (NULL-terminated). */
 extern const char *const mf_wgmma_variants[];
+/* The variants a wgmma.sp row is built in beyond the operand forms: those of
+ * mf_wgmma_variants, then "sel1" where the row takes selector 1
+ * (NULL-terminated). */
+const char *const *mf_wgmma_sp_variants(const mf_instr *in);
 /* The operand-form variants ("neg_a", "neg_b", "neg_ab", "no_c", "trans_a",
  * "trans_b", "trans_ab"; NULL-terminated); a row is built in those
  * mf_variant_form_ok accepts. */
@@ -174,14 +216,17 @@ int mf_ptx_text(const mf_instr *in, const mf_variant *v, char *buf, size_t len);
  * "DMMA.8x8x4"), written into buf.  @return 0, or -1 for rows without a wrapper. */
 int mf_sass_expect(const mf_instr *in, const mf_variant *v, char *buf, size_t len);
 
-/* mma.sp rows: the sparsity selector the wrapper's HMMA.SP must show as its
- * last immediate, written into buf as "sel=0xN", plus ",SHFL" when ptxas
+/* mma.sp and wgmma.sp rows: the sparsity selector the wrapper's HMMA.SP
+ * (HGMMA.SP: its immediate before "gsb0"; QGMMA.SP and IGMMA.SP show none, "-")
+ * must show as its last immediate, written into buf as "sel=0xN", plus ",SHFL" when ptxas
  * moves the metadata between threads itself: ptxas 13.0 for sm_100a and
  * sm_120a compiles plain `.sp` with f16 operands (not bf16, tf32 or
  * ::ordered_metadata) into SHFL.IDX / PRMT / SEL on the metadata and the
  * packed A, then HMMA.SP with selector 0, whatever the selector
  * (cuobjdump of the wrappers; the advisory it prints for `.sp` speaks of
- * reduced performance on such architectures).  "-" for other rows.
+ * reduced performance on such architectures); likewise every integer `.sp`
+ * there, and s4/u4 `::ordered_metadata` (two IMMA.SP on unpacked int8).
+ * "-" for other rows.
  * @return 0, or -1 if buf is too small. */
 int mf_sass_sp_selector(const mf_instr *in, const mf_variant *v, char *buf, size_t len);
 
@@ -200,6 +245,13 @@ static inline unsigned mf_wgmma_smem_offset(int row, int k, int kbytes, int elem
     return (unsigned)(((row >> 3) * kgroups + (kb >> 4)) * 128 + (row & 7) * 16 + (kb & 15));
 }
 
+/* wgmma.sp: the shared-memory A is the packed M x K/2 matrix (PTX ISA
+ * 9.7.15.6.3: "The matrix A is stored in the packed format Mx(K/2)"; for the
+ * descriptor and the register form alike), in the layout of a dense A of
+ * K/2: K/2 * elem bytes = 32 bytes a row, as every dense wgmma A; B is the
+ * dense K x N of the logical K (64 bytes a row K-major: four core matrices
+ * along K, LBO = 128 bytes apart, SBO = 512).  Both through the functions
+ * here and below. */
 /* Leading and stride byte offsets matching mf_wgmma_smem_offset. */
 #define MF_WGMMA_LBO(kbytes) 128u
 #define MF_WGMMA_SBO(kbytes) (128u * (unsigned)((kbytes) / 16))

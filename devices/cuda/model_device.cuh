@@ -87,13 +87,15 @@ __global__ void mfd_init_tables_kernel(void) { mfd::rv_init_tables(); }
 /* The per-thread stack (cudaLimitStackSize) that mf_eval's general path needs
  * in device code.  mf_eval reaches the chunk functions through pointers and a
  * sparse row evaluates its kept products through mf_eval again, so ptxas
- * cannot size the stack; its frames (nvcc -Xptxas -v, CUDA 13.0, sm_90a):
- * the general check kernel 5360 bytes, mf_eval_sparse 1768, mf_eval_trace
- * 5992, a chunk function up to 1128: about 14.3 KB on a sparse row's path.
- * With 8 KiB the sparse rows' checks stopped on an illegal address (H200).
- * The driver reserves it for every thread that can be resident: 16 KiB x
- * 2048 threads x 132 SMs = 4.4 GB of an H100's 80. */
-#define MFD_STACK_BYTES 16384
+ * cannot size the stack; its frames (nvcc -Xptxas -v, CUDA 13.0, sm_90a,
+ * mf_case holding K = 128): the general check kernel 2208 bytes,
+ * mf_eval_trace 8984, mf_eval_sparse 2840, a chunk function up to 1400.  A
+ * sparse row whose kept products hold a NaN or an Inf goes kernel ->
+ * mf_eval -> mf_eval_trace -> mf_eval_sparse -> mf_eval -> mf_eval_trace ->
+ * chunk: about 24.6 KB.  With 8 KiB every sparse row stopped on an illegal
+ * address (H200).  The driver reserves it for every thread that can be
+ * resident: 32 KiB x 2048 threads x 132 SMs = 8.9 GB of an H100's 80. */
+#define MFD_STACK_BYTES 32768
 
 /* Fill the device tables of the current device; call once per device before
  * the first mfd::gen_tile.  @return the launch's error (cudaSuccess). */

@@ -435,17 +435,18 @@ static int build_cands(const mf_instr *in, const mf_case *cs, cand_list *l)
     }
     /* sparse rows: a group's metadata simplified: its indices sorted (the
      * values stay where they are), or its kept products moved, in metadata
-     * order, to the group's first positions (0x4: (0, 1); tf32 the pair's first) */
+     * order, to the group's first positions (0x4: (0, 1); tf32 the pair's first;
+     * s4/u4 the first two pairs) */
     for (int g = 0; in->sparse && g < in->n_meta; g++) {
         unsigned v = cs->meta[g];
-        if (in->sp_group == 4 && (v & 3) > (v >> 2)) {
+        if (in->sp_group != 2 && (v & 3) > (v >> 2)) {
             t = *cs;
             t.meta[g] = (uint8_t)((v >> 2) | ((v & 3) << 2));
             if (cand_push(l, &t))
                 return -1;
         }
         if (v != 0x4) {
-            int oldp[2], newp[2];
+            int oldp[MF_SP_KEPT_MAX], newp[MF_SP_KEPT_MAX];
             int n2 = mf_sparse_group_kept(in, g, v, oldp);
             t = *cs;
             for (int i = 0; i < in->sp_group; i++)

@@ -303,7 +303,7 @@ static mf_instr probe_view(const mf_instr *in)
     mf_sparse_legalize(in, &z);
     int kept = 0;
     for (int g = 0; g < in->n_meta; g++) {
-        int pos[2];
+        int pos[MF_SP_KEPT_MAX];
         kept += mf_sparse_group_kept(in, g, z.meta[g], pos);
     }
     v.sparse = 0;
@@ -321,13 +321,14 @@ static void sparse_embed(const mf_instr *in, const mf_case *dense, mf_case *cs)
     mf_sparse_legalize(in, cs);
     int n = 0;
     for (int g = 0; g < in->n_meta; g++) {
-        int pos[2];
+        int pos[MF_SP_KEPT_MAX];
         int c = mf_sparse_group_kept(in, g, cs->meta[g], pos);
-        if (c == 2 && pos[1] < pos[0]) {
-            int t = pos[0];
-            pos[0] = pos[1];
-            pos[1] = t;
-        }
+        for (int i = 1; i < c; i++)   /* K order */
+            for (int q = i; q > 0 && pos[q] < pos[q - 1]; q--) {
+                int t = pos[q];
+                pos[q] = pos[q - 1];
+                pos[q - 1] = t;
+            }
         for (int i = 0; i < c; i++, n++) {
             cs->a[pos[i]] = dense->a[n];
             cs->b[pos[i]] = dense->b[n];

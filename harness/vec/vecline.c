@@ -87,7 +87,7 @@ static int parse_meta(const mf_instr *in, const char *s, size_t len, uint8_t *ou
         if (!mf_sparse_meta_ok(in, (unsigned)h)) {
             snprintf(err, errlen, "field meta: group %zu: %x is not legal metadata for %s (%s)", i, h, in->name,
                      in->sp_group == 2 ? "tf32: 4 or e"
-                     : in->sparse == MF_SP_ORDERED ? "two different indices, increasing"
+                     : mf_sparse_sorted_only(in) ? "two different indices, increasing"
                                                    : "two different indices");
             return -1;
         }
@@ -151,7 +151,7 @@ int mf_vec_parse_case(const mf_instr *in, const char *line, mf_vec_case *out, ch
         else if (KEY("meta")) {
             /* the one operand key longer than two characters (sparse rows only) */
             if (!in->sparse) {
-                snprintf(err, errlen, "field meta: %s is not sparse (meta= is for mma.sp rows)", in->name);
+                snprintf(err, errlen, "field meta: %s is not sparse (meta= is for mma.sp and wgmma.sp rows)", in->name);
                 return -1;
             }
             rc = parse_meta(in, val, vlen, out->cs.meta, err, errlen);

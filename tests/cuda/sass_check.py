@@ -54,14 +54,16 @@ def form_ok(variant, text):
 def selector_ok(want, text, kernel):
     """mma.sp (HMMA.SP): the sparsity selector is the instruction's last
     immediate (ptxas 13.0: "HMMA.SP.16816.F32 R4, R12, R16, R24, R0, 0x1 ;");
-    the manifest's last column says which ("sel=0xN"), and ",SHFL" where
+    wgmma.sp (HGMMA.SP) the immediate before gsb0 ("HGMMA.SP.64x8x32.F32 R24,
+    gdesc[UR8], R24, R28, 0x1, gsb0 ;"); the manifest's last column says which
+    ("sel=0xN"), and ",SHFL" where
     ptxas moves the metadata between threads itself (devices/cuda/layout.h,
     mf_sass_sp_selector): then the kernel must contain SHFL.IDX."""
     if not want or want == "-":
         return True
     sel, _, shfl = want.partition(",")
     sel = int(sel.split("=")[1], 16)
-    ok = bool(text) and all(re.search(r",\s*0x%x\s*;" % sel, t) for t in text)
+    ok = bool(text) and all(re.search(r",\s*0x%x\s*(,\s*gsb0\s*)?;" % sel, t) for t in text)
     return ok and (not shfl or any("SHFL.IDX" in t for t in kernel))
 
 

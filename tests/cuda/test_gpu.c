@@ -15,18 +15,22 @@
  *             .vec lines with the device's d.
  *   cases FILE  each case of a .vec file alone on the device: prints it with
  *             the device's d and the model's (for minimized findings).
- *   sparse    mma.sp rows: the same tiles through every sparsity selector (bitwise
+ *   sparse    mma.sp and wgmma.sp rows: the same tiles through every sparsity
+ *             selector (wgmma.sp: and A from registers; bitwise
  *             compared with selector 0) and against the model's hypothesis and
  *             each alternative of mf_sp_model (metadata order, chunks of
  *             logical K, the dense model on the logical row), on generated
  *             tiles and on two directed sets: +Inf in B at one K position of
  *             every column ("pruned Inf": where a row prunes it, only the
  *             dense-logical alternative sees 0 * Inf), and rows of 1 and +-1/2
- *             ulp products ("chunks": one fused sum vs chunked roundings).
+ *             ulp products ("chunks": one fused sum vs chunked roundings);
+ *             integer rows: instead of the two directed sets, "extremes" (every
+ *             kept a and every b of largest magnitude, c near INT32_MAX or
+ *             INT32_MIN: wrap and .satfinite clamp).
  *             (layout and vs-model run every selector of a sparse row too.)
- *   variants  wgmma only: the same cases through N=8 and N=256, A from shared
+ *   variants  wgmma and wgmma.sp: the same cases through N=8 and N=256, A from shared
  *             memory and from registers; all four outputs compared bit for bit.
- *   forms     wgmma only: the operand-form variants (neg_a, neg_b, neg_ab,
+ *   forms     wgmma and wgmma.sp: the operand-form variants (neg_a, neg_b, neg_ab,
  *             no_c, trans_a, trans_b, trans_ab) against the model's row for
  *             each (hypotheses; a transposition leaves the row as it is), and
  *             the negations against the default wrapper on inputs negated here.
@@ -115,12 +119,45 @@ static uint64_t int_probe_bits(mf_format f, int kk)
  *     2^(q/4) at every kept q  =>  D[i][j] = A[i][(j+s)%K] if row i keeps
  *     it, else +0;
  *   probe 2K (C probe): A = B = 0, C distinct  =>  D = C. */
+/* The probe values of the sparse one-hot probes at K position kk, read back in
+ * output column j: floating point (1 + (kk%4)/4) * 2^(kk/4) (fp8, K = 64:
+ * within its exponent range, below); integer rows
+ * kk % 127 + 1 (s8/u8: distinct over K <= 64), s4/u4 one base-7 digit of kk
+ * per column, + 1 (columns 0-2, 3-5, 6-7 repeat the three digits: the 8
+ * columns together tell the 128 positions apart). */
+static uint64_t sp_probe_bits(mf_format f, int kk, int j)
+{
+    static const int pow7[3] = {1, 7, 49};
+    if (f == MF_FMT_E4M3)   /* fp8 at K = 64: (1 + (kk%8)/8) * 2^(kk/8 - 3), exponents -3..4 */
+        return ((uint64_t)(kk / 8 - 3 + 7) << 3) | (uint64_t)(kk % 8);
+    if (f == MF_FMT_E5M2)   /* (1 + (kk%4)/4) * 2^(kk/4 - 6), exponents -6..9 */
+        return ((uint64_t)(kk / 4 - 6 + 15) << 2) | (uint64_t)(kk % 4);
+    if (!mf_format_is_int(f))
+        return probe_bits(f, kk % 4, kk / 4);
+    if (f == MF_FMT_S4 || f == MF_FMT_U4)
+        return (uint64_t)(kk / pow7[j % 3] % 7 + 1);
+    return (uint64_t)(kk % 127 + 1);
+}
+/* The output the probe gives (s32 for integer rows: the same small number). */
+static uint64_t sp_probe_out(const mf_instr *in, mf_format f, int kk, int j)
+{
+    const int h = in->fd == MF_FMT_F16;   /* the fp8 probe value as f16 (wgmma.sp) or f32 */
+    if (f == MF_FMT_E4M3)
+        return h ? ((uint64_t)(kk / 8 - 3 + 15) << 10) | ((uint64_t)(kk % 8) << 7)
+                 : ((uint64_t)(kk / 8 - 3 + 127) << 23) | ((uint64_t)(kk % 8) << 20);
+    if (f == MF_FMT_E5M2)
+        return h ? ((uint64_t)(kk / 4 - 6 + 15) << 10) | ((uint64_t)(kk % 4) << 8)
+                 : ((uint64_t)(kk / 4 - 6 + 127) << 23) | ((uint64_t)(kk % 4) << 21);
+    return mf_format_is_int(in->fd) ? sp_probe_bits(f, kk, j) : probe_bits(in->fd, kk % 4, kk / 4);
+}
+
 static int layout_sp_one(mf_device *dev, const mf_instr *in, const char *variant)
 {
     int m, n, k;
     char err[512];
     mf_device_tile_shape(dev, in, variant, &m, &n, &k);
-    const int nm = in->n_meta, G = in->sp_group, per = G == 2 ? 1 : 2;
+    const int nm = in->n_meta, G = in->sp_group, per = G == 2 ? 1 : G == 8 ? 4 : 2;
+    const int isint = mf_format_is_int(in->fa);
     int nt = 2 * k + 1;
     size_t ea = mf_abi_elem_bytes(in->fa), eb = mf_abi_elem_bytes(in->fb), ec = mf_abi_elem_bytes(in->fc),
            ed = mf_abi_elem_bytes(in->fd);
@@ -134,33 +171,34 @@ static int layout_sp_one(mf_device *dev, const mf_instr *in, const char *variant
             mf_case cs;
             for (int g = 0; g < nm; g++)
                 cs.meta[g] = SA[((size_t)t * m + i) * nm + g] = (uint8_t)gen_sparse_nibble(in, &r);
-            int s = t % k, pos[2];
+            int s = t % k, pos[MF_SP_KEPT_MAX];
             if (t < k) {   /* A probe */
                 int g = (i + s) % nm, slot = (s / nm) % per;
                 mf_sparse_group_kept(in, g, cs.meta[g], pos);
                 int p = pos[slot];
-                mf_abi_set(in->fa, A, ((size_t)t * m + i) * k + p, probe_bits(in->fa, 0, 0));
+                mf_abi_set(in->fa, A, ((size_t)t * m + i) * k + p, isint ? int_one(in->fa) : probe_bits(in->fa, 0, 0));
                 for (int j = 0; j < n; j++)
-                    X[((size_t)t * m + i) * n + j] = probe_bits(in->fd, p % 4, p / 4);
+                    X[((size_t)t * m + i) * n + j] = sp_probe_out(in, in->fb, p, j);
             } else if (t < 2 * k) {   /* B probe */
                 for (int q = 0; q < k; q++)
                     if (mf_sparse_is_kept(in, &cs, q))
-                        mf_abi_set(in->fa, A, ((size_t)t * m + i) * k + q, probe_bits(in->fa, q % 4, q / 4));
+                        mf_abi_set(in->fa, A, ((size_t)t * m + i) * k + q, sp_probe_bits(in->fa, q, 0));
                 for (int j = 0; j < n; j++) {
                     int kj = (j + s) % k;
-                    X[((size_t)t * m + i) * n + j] = mf_sparse_is_kept(in, &cs, kj) ? probe_bits(in->fd, kj % 4, kj / 4) : 0;
+                    X[((size_t)t * m + i) * n + j] = mf_sparse_is_kept(in, &cs, kj) ? sp_probe_out(in, in->fa, kj, 0) : 0;
                 }
             }
         }
         for (int j = 0; j < n && t < 2 * k; j++)
             for (int kk = 0; kk < k; kk++)
                 mf_abi_set(in->fb, B, ((size_t)t * n + j) * k + kk,
-                           t < k ? probe_bits(in->fb, kk % 4, kk / 4)
-                                 : kk == (j + t % k) % k ? probe_bits(in->fb, 0, 0) : 0);
+                           t < k ? sp_probe_bits(in->fb, kk, j)
+                                 : kk == (j + t % k) % k ? (isint ? int_one(in->fb) : probe_bits(in->fb, 0, 0)) : 0);
     }
     size_t tc = (size_t)2 * k;
     for (int idx = 0; idx < m * n; idx++) {
-        uint64_t c = in->fc == MF_FMT_F16 ? 0x0400u + (uint64_t)idx : 0x3F800000u + ((uint64_t)idx << 10);
+        uint64_t c = isint ? (uint64_t)(1000 + idx)
+                     : in->fc == MF_FMT_F16 ? 0x0400u + (uint64_t)idx : 0x3F800000u + ((uint64_t)idx << 10);
         mf_abi_set(in->fc, C, tc * m * n + idx, c);
         X[tc * m * n + idx] = c;
     }
@@ -436,7 +474,7 @@ static int vs_model_one(mf_device *dev, const mf_instr *in, const char *variant,
 
 static int variants_one(mf_device *dev, const mf_instr *in, const opts *o)
 {
-    const int N = 256, K = in->k, M = 64, S = N / 8;
+    const int N = 256, K = in->k, M = 64, S = N / 8, NM = in->sparse ? in->n_meta : 0;
     size_t T = (size_t)o->runs;
     char err[512];
     size_t ea = mf_abi_elem_bytes(in->fa), eb = mf_abi_elem_bytes(in->fb), ec = mf_abi_elem_bytes(in->fc),
@@ -444,14 +482,18 @@ static int variants_one(mf_device *dev, const mf_instr *in, const opts *o)
     unsigned char *A = malloc(T * M * K * ea), *B = malloc(T * N * K * eb), *C = malloc(T * M * N * ec);
     unsigned char *D[4], *A8 = malloc(T * S * M * K * ea), *B8 = malloc(T * S * 8 * K * eb),
                          *C8 = malloc(T * S * M * 8 * ec);
+    /* wgmma.sp: the metadata of A (M x n_meta bytes a tile), the same for the 32 N=8 tiles */
+    unsigned char *SA = NM ? malloc(T * M * NM) : NULL, *SA8 = NM ? malloc(T * S * M * NM) : NULL;
     for (int v = 0; v < 4; v++)
         D[v] = malloc(T * M * N * ed);
-    gen_fill_tiles(in, M, N, K, (uint64_t)o->seed, 0, T, A, B, C, NULL, NULL);
+    gen_fill_tiles(in, M, N, K, (uint64_t)o->seed, 0, T, A, B, C, SA, NULL);
     /* N=256 tile t = 32 N=8 tiles (t, s): same A, columns 8s..8s+7 of B and C */
     for (size_t t = 0; t < T; t++)
         for (int s = 0; s < S; s++) {
             size_t u = t * S + (size_t)s;
             memcpy(A8 + u * M * K * ea, A + t * M * K * ea, (size_t)M * K * ea);
+            if (NM)
+                memcpy(SA8 + u * M * NM, SA + t * M * NM, (size_t)M * NM);
             memcpy(B8 + u * 8 * K * eb, B + (t * N + (size_t)s * 8) * K * eb, (size_t)8 * K * eb);
             for (int i = 0; i < M; i++)
                 memcpy(C8 + (u * M + i) * 8 * ec, C + ((t * M + i) * N + (size_t)s * 8) * ec, 8 * ec);
@@ -461,8 +503,8 @@ static int variants_one(mf_device *dev, const mf_instr *in, const opts *o)
     for (int v = 0; v < 4 && !rc; v++) {
         int big = v < 2;
         unsigned char *out = big ? D[v] : malloc(T * S * M * 8 * ed);
-        if (mf_device_run_tiles(dev, in, names[v], big ? T : T * S, big ? A : A8, big ? B : B8, big ? C : C8, NULL,
-                                NULL, out, err, sizeof err)) {
+        if (mf_device_run_tiles(dev, in, names[v], big ? T : T * S, big ? A : A8, big ? B : B8, big ? C : C8,
+                                big ? SA : SA8, NULL, out, err, sizeof err)) {
             printf("FAIL %s [%s]: %s\n", in->name, names[v], err);
             rc = 1;
         }
@@ -485,7 +527,7 @@ static int variants_one(mf_device *dev, const mf_instr *in, const opts *o)
     mf_case cs;
     for (int i = 0; i < M && !rc; i++)
         for (int j = 0; j < N; j++) {
-            mf_tile_get_case(in, M, N, K, A, B, C, NULL, NULL, 0, i, j, &cs);
+            mf_tile_get_case(in, M, N, K, A, B, C, SA, NULL, 0, i, j, &cs);
             if (!mf_output_equal(in, mf_eval(in, &cs), mf_abi_get(in->fd, D[0], (size_t)i * N + j)))
                 model_bad++;
         }
@@ -499,6 +541,8 @@ static int variants_one(mf_device *dev, const mf_instr *in, const opts *o)
     free(A8);
     free(B8);
     free(C8);
+    free(SA);
+    free(SA8);
     for (int v = 0; v < 4; v++)
         free(D[v]);
     return bad;
@@ -521,7 +565,8 @@ static int forms_one(mf_device *dev, const mf_instr *in, const opts *o)
     unsigned char *A = malloc(T * M * K * ea), *B = malloc(T * N * K * eb), *C = malloc(T * M * N * ec),
                   *D = malloc(T * M * N * ed), *An = malloc(T * M * K * ea), *Bn = malloc(T * N * K * eb),
                   *Dn = malloc(T * M * N * ed);
-    gen_fill_tiles(in, M, N, K, (uint64_t)o->seed, 0, T, A, B, C, NULL, NULL);
+    unsigned char *SA = in->sparse ? malloc(T * M * in->n_meta) : NULL;   /* wgmma.sp: the metadata */
+    gen_fill_tiles(in, M, N, K, (uint64_t)o->seed, 0, T, A, B, C, SA, NULL);
     int bad = 0, tried = 0;
     for (int f = 0; mf_wgmma_form_variants[f]; f++) {
         const char *vn = mf_wgmma_form_variants[f];
@@ -529,7 +574,7 @@ static int forms_one(mf_device *dev, const mf_instr *in, const opts *o)
         if (!mf_device_supports(dev, in, vn) || mf_variant_model_row(in, vn, &row))
             continue;
         tried++;
-        if (mf_device_run_tiles(dev, in, vn, T, A, B, C, NULL, NULL, D, err, sizeof err)) {
+        if (mf_device_run_tiles(dev, in, vn, T, A, B, C, SA, NULL, D, err, sizeof err)) {
             printf("FAIL %s [%s]: %s\n", in->name, vn, err);
             bad++;
             continue;
@@ -544,7 +589,7 @@ static int forms_one(mf_device *dev, const mf_instr *in, const opts *o)
         for (size_t t = 0; t < T; t++)
             for (int i = 0; i < M; i++)
                 for (int j = 0; j < N; j++) {
-                    mf_tile_get_case(in, M, N, K, A, B, C, NULL, NULL, t, i, j, &cs);
+                    mf_tile_get_case(in, M, N, K, A, B, C, SA, NULL, t, i, j, &cs);
                     uint64_t d = mf_abi_get(in->fd, D, (t * M + i) * N + j);
                     if (!mf_output_equal(&row, mf_eval(&row, &cs), d))
                         model_bad++;
@@ -561,7 +606,7 @@ static int forms_one(mf_device *dev, const mf_instr *in, const opts *o)
             for (size_t q = 0; q < T * N * K; q++)
                 mf_abi_set(in->fb, Bn, q, mf_abi_get(in->fb, B, q) ^ (row.neg_b ? UINT64_C(1) << sb : 0));
             hand_bad = 0;
-            if (mf_device_run_tiles(dev, in, NULL, T, An, Bn, C, NULL, NULL, Dn, err, sizeof err)) {
+            if (mf_device_run_tiles(dev, in, NULL, T, An, Bn, C, SA, NULL, Dn, err, sizeof err)) {
                 printf("FAIL %s: %s\n", in->name, err);
                 hand_bad = 1;
             } else {
@@ -587,6 +632,7 @@ static int forms_one(mf_device *dev, const mf_instr *in, const opts *o)
     free(An);
     free(Bn);
     free(Dn);
+    free(SA);
     if (!tried)
         printf("SKIP %s: no operand-form wrappers\n", in->name);
     return bad;
@@ -618,7 +664,8 @@ static int sparse_pass(mf_device *dev, const mf_instr *in, const char *what, siz
     }
     for (int sv = 0; form.variants[sv]; sv++) {
         const char *vn = form.variants[sv];
-        if (!mf_device_supports(dev, in, vn))
+        int vm, vnn, vk;   /* wgmma.sp: the selector and a_reg here, not the N = 256 variants */
+        if (!mf_device_supports(dev, in, vn) || mf_device_tile_shape(dev, in, vn, &vm, &vnn, &vk) || vnn != N)
             continue;
         unsigned char *out = sv ? D : D0;
         if (mf_device_run_tiles(dev, in, vn, T, A, B, C, SA, NULL, out, err, sizeof err)) {
@@ -652,7 +699,7 @@ static int sparse_pass(mf_device *dev, const mf_instr *in, const char *what, siz
                     }
                 }
         if (sv) {
-            printf("%s %-52s %-9s %-6s %zu tiles: bitwise differences from selector 0: %lld\n", diff ? "FAIL" : "ok  ",
+            printf("%s %-52s %-9s %-6s %zu tiles: bitwise differences from the default (selector 0): %lld\n", diff ? "FAIL" : "ok  ",
                    in->name, what, vn, T, diff);
             bad += diff != 0;
         } else {
@@ -680,15 +727,59 @@ static int sparse_one(mf_device *dev, const mf_instr *in, const opts *o, FILE *m
     int bad = 0;
     gen_fill_tiles(in, M, N, K, (uint64_t)o->seed, 0, T, A, B, C, SA, NULL);
     bad += sparse_pass(dev, in, "generated", T, A, B, C, SA, mis);
-    /* pruned Inf: +Inf in B at one K position per tile (every column) */
     gen_rng r = rng_derive((uint64_t)o->seed, rng_hash_str(in->name), 99);
-    const uint64_t inf = in->fb == MF_FMT_F16 ? 0x7c00 : in->fb == MF_FMT_BF16 ? 0x7f80 : 0x7f800000;
+    if (mf_format_is_int(in->fa)) {
+        /* integer rows: "extremes": every kept a and every b the format's value
+         * of largest magnitude (s8 -128, u8 255, s4 -8, u4 15; pruned a 0), c
+         * within 2^16 of INT32_MAX or INT32_MIN, each half the time: the kept
+         * products' sum (all of one sign, |sum| up to 32 * 255 * 128 < 2^20)
+         * wraps or (.satfinite) clamps whenever c is near the end it moves
+         * toward, also through sm_90a's two IMMA of s4/u4 */
+        const uint64_t xa = mf_format_get(in->fa)->has_sign ? UINT64_C(1) << (mf_format_get(in->fa)->bits - 1)
+                                                            : (UINT64_C(1) << mf_format_get(in->fa)->bits) - 1;
+        const uint64_t xb = mf_format_get(in->fb)->has_sign ? UINT64_C(1) << (mf_format_get(in->fb)->bits - 1)
+                                                            : (UINT64_C(1) << mf_format_get(in->fb)->bits) - 1;
+        for (size_t t = 0; t < T; t++) {
+            for (int j = 0; j < N; j++)
+                for (int kk = 0; kk < K; kk++)
+                    mf_abi_set(in->fb, B, (t * N + j) * K + kk, xb);
+            for (int i = 0; i < M; i++) {
+                mf_case cs;
+                for (int g = 0; g < in->n_meta; g++)
+                    cs.meta[g] = SA[(t * M + i) * in->n_meta + g];
+                for (int kk = 0; kk < K; kk++)
+                    mf_abi_set(in->fa, A, (t * M + i) * K + kk, mf_sparse_is_kept(in, &cs, kk) ? xa : 0);
+                for (int j = 0; j < N; j++) {
+                    uint32_t off = rng_below(&r, 1u << 16);
+                    uint64_t c = rng_below(&r, 2) ? (uint64_t)(0x7FFFFFFFu - off) : (uint64_t)(0x80000000u + off);
+                    mf_abi_set(in->fc, C, (t * M + i) * N + j, c);
+                }
+            }
+        }
+        bad += sparse_pass(dev, in, "extremes", T, A, B, C, SA, mis);
+        free(A);
+        free(B);
+        free(C);
+        free(SA);
+        return bad;
+    }
+    /* pruned Inf: +Inf in B at one K position per tile (every column); e4m3,
+     * which has no Inf, its NaN */
+    const uint64_t inf = in->fb == MF_FMT_F16 ? 0x7c00 : in->fb == MF_FMT_BF16 ? 0x7f80
+                         : in->fb == MF_FMT_E5M2 ? 0x7c : in->fb == MF_FMT_E4M3 ? 0x7f : 0x7f800000;
     for (size_t t = 0; t < T; t++) {
         int kk = (int)rng_below(&r, (uint32_t)K);
         for (int j = 0; j < N; j++)
             mf_abi_set(in->fb, B, (t * N + j) * K + kk, inf);
     }
     bad += sparse_pass(dev, in, "prunedinf", T, A, B, C, SA, mis);
+    if (in->fa == MF_FMT_E4M3 || in->fa == MF_FMT_E5M2) {   /* fp8: half an ulp of 1 in f32 is no fp8 value */
+        free(A);
+        free(B);
+        free(C);
+        free(SA);
+        return bad;
+    }
     /* chunks: B = 1, c = +0, each row's first kept a = 1 and its other kept a
      * drawn from {0, +h, -h}, h = half an ulp of 1 in D (2^-24 for f32, 2^-11
      * for f16): one fused sum keeps every h, chunked sums round between */
@@ -786,6 +877,9 @@ static int cases_file(mf_device *dev, const char *path)
                 mf_device_form_of(in, &form);
                 printf("; selectors:");
                 for (int sv = 0; form.variants[sv]; sv++) {
+                    int vm, vnn, vk;   /* the tile shape of the arrays here (wgmma.sp: not N = 256) */
+                    if (mf_device_tile_shape(dev, in, form.variants[sv], &vm, &vnn, &vk) || vnn != n || vm != m)
+                        continue;
                     unsigned char *Dv = calloc((size_t)m * n, 8);
                     if (!mf_device_run_tiles(dev, in, form.variants[sv], 1, A, B, C, SA, NULL, Dv, err, sizeof err)) {
                         mf_vec_format_value(in->fd, mf_abi_get(in->fd, Dv, 0), hex, sizeof hex);
@@ -893,7 +987,8 @@ int main(int argc, char **argv)
         mf_device_form_of(in, &form);
         if (!strcmp(mode, "layout")) {
             /* wgmma: N and where A comes from; mma.sp: every sparsity selector */
-            const char *const *vl = kind == MF_PTX_WGMMA || kind == MF_PTX_MMA_SP ? form.variants : NULL;
+            const char *const *vl =
+                kind == MF_PTX_WGMMA || kind == MF_PTX_MMA_SP || kind == MF_PTX_WGMMA_SP ? form.variants : NULL;
             for (int v = 0; vl ? vl[v] != NULL : v == 0; v++) {
                 const char *vn = vl ? vl[v] : NULL;
                 if (mf_device_supports(dev, in, vn)) {
@@ -902,7 +997,7 @@ int main(int argc, char **argv)
                 }
             }
             /* the transposed shared-memory layouts (imm-trans), which move data only */
-            for (int v = 0; kind == MF_PTX_WGMMA && mf_wgmma_form_variants[v]; v++) {
+            for (int v = 0; (kind == MF_PTX_WGMMA || kind == MF_PTX_WGMMA_SP) && mf_wgmma_form_variants[v]; v++) {
                 const char *vn = mf_wgmma_form_variants[v];
                 if (!mf_variant_changes_arithmetic(vn) && mf_device_supports(dev, in, vn)) {
                     failed += layout_one(dev, in, vn);
@@ -925,10 +1020,10 @@ int main(int argc, char **argv)
                 failed += sparse_one(dev, in, &o, mis);
                 ran++;
             }
-        } else if (kind == MF_PTX_WGMMA && !strcmp(mode, "forms")) {
+        } else if ((kind == MF_PTX_WGMMA || kind == MF_PTX_WGMMA_SP) && !strcmp(mode, "forms")) {
             failed += forms_one(dev, in, &o);
             ran++;
-        } else if (kind == MF_PTX_WGMMA) {
+        } else if (kind == MF_PTX_WGMMA || kind == MF_PTX_WGMMA_SP) {
             failed += variants_one(dev, in, &o);
             ran++;
         }

@@ -214,7 +214,21 @@ static void check_smem(int rows, int kbytes)
 static void ptx_sp_a(const mf_instr *in, int lane, int i, int *row, int *col)
 {
     int g = lane >> 2, t = lane & 3;
-    if (in->fa == MF_FMT_TF32 && in->k == 8) {        /* a0, a1: rows g, g+8; col t */
+    if (in->fa == MF_FMT_S8 || in->fa == MF_FMT_U8 || in->fa == MF_FMT_E4M3 || in->fa == MF_FMT_E5M2) {
+        /* "Matrix fragments for sparse mma.m16n8k32 / k64 with .u8/.s8" (and
+         * ".e4m3/.e5m2" at k64, the same figures): row g
+         * for a0..a3 (and a8..a11), else g+8; the thread's "four non-zero out
+         * of 8 consecutive" logical columns 8t..8t+7 (+32 for i >= 8) are the
+         * packed columns 4t..4t+3 (+16) */
+        *row = (i & 4) ? g + 8 : g;
+        *col = 4 * t + (i & 3) + (i >= 8 ? 16 : 0);
+    } else if (in->fa == MF_FMT_S4 || in->fa == MF_FMT_U4) {
+        /* "... sparse mma.m16n8k64 / k128 with .u4/.s4": row g for a0..a7 (and
+         * a16..a23), else g+8; "eight non-zero out of 16 consecutive" logical
+         * columns 16t..16t+15 (+64 for i >= 16): packed 8t..8t+7 (+32) */
+        *row = (i & 8) ? g + 8 : g;
+        *col = 8 * t + (i & 7) + (i >= 16 ? 32 : 0);
+    } else if (in->fa == MF_FMT_TF32 && in->k == 8) {        /* a0, a1: rows g, g+8; col t */
         *row = g + 8 * i;
         *col = t;
     } else if (in->fa == MF_FMT_TF32) {               /* k16: row g (a0, a2), g+8 (a1, a3); col t, t+4 */
@@ -233,21 +247,40 @@ static void ptx_sp_b(const mf_instr *in, int lane, int i, int *row, int *col)
 {
     int g = lane >> 2, t = lane & 3;
     *col = g;
-    if (in->fb == MF_FMT_TF32)
+    if (in->fb == MF_FMT_S8 || in->fb == MF_FMT_U8 || in->fb == MF_FMT_E4M3 ||
+        in->fb == MF_FMT_E5M2)   /* dense m16n8k32 B; k64: a register per 16 rows */
+        *row = 4 * t + (i & 3) + 16 * (i >> 2);
+    else if (in->fb == MF_FMT_S4 || in->fb == MF_FMT_U4)   /* dense m16n8k64 B; k128: a register per 32 rows */
+        *row = 8 * t + (i & 7) + 32 * (i >> 3);
+    else if (in->fb == MF_FMT_TF32)
         *row = t + 4 * i;                              /* b0.. : rows t, t+4, t+8, t+12 */
     else
         *row = 2 * t + (i & 1) + 8 * (i >> 1);         /* b0..: rows 2t + (i&1), +8 per register */
 }
 
-/* The metadata register (PTX ISA "Sparse matrix storage" figures; for
- * m16n8k32 the "threads T0/T1 for selector 0" of the metadata figure):
- * the thread of quad g holding nibble grp of row r, and the bit. */
-static void ptx_sp_meta(int n_meta, int sel, int r, int grp, int *lane, int *bit)
+/* The metadata register, as measured on hardware for mma.sp
+ * (devices/cuda/NOTES.md): the thread of quad g holding nibble grp of row r
+ * (0..15; wgmma.sp: of the warp's 16 rows), and the bit.  f16/bf16/tf32:
+ * rows g and g+8 share a thread (bits 0-15 / 16-31), for m16n8k32 (tf32
+ * k16, wgmma.sp f16/bf16 k32 and tf32 k16) the "threads T0/T1 for selector
+ * 0" of the PTX figure split the groups 0-3 / 4-7.  8- and 4-bit types: a
+ * thread per row, all eight nibbles of it (the second row's thread next to
+ * the first's); 16 groups a row (s8/fp8 m16n8k64, s4 m16n8k128, wgmma.sp
+ * fp8 and s8/u8 k64): T0/T1 groups 0-7, T2/T3 groups 8-15 (the figures'
+ * "columns 0-31" and "32-63"). */
+static void ptx_sp_meta(const mf_instr *in, int sel, int r, int grp, int *lane, int *bit)
 {
-    int g = r % 8;
+    int g = r % 8, n_meta = in->n_meta;
+    int narrow = in->fa == MF_FMT_S8 || in->fa == MF_FMT_U8 || in->fa == MF_FMT_S4 || in->fa == MF_FMT_U4 ||
+                 in->fa == MF_FMT_E4M3 || in->fa == MF_FMT_E5M2;
+    if (narrow) {
+        *lane = 4 * g + (n_meta == 8 ? 2 * sel : 2 * (grp / 8)) + (r >= 8);
+        *bit = 4 * (grp % 8);
+        return;
+    }
     if (n_meta == 4)   /* one thread per quad: tig = selector */
         *lane = 4 * g + sel;
-    else               /* two: tig = 2*selector (groups 0-3), 2*selector + 1 (groups 4-7) */
+    else               /* 8: two, tig = 2*selector (groups 0-3), 2*selector + 1 (groups 4-7) */
         *lane = 4 * g + 2 * sel + (grp >= 4);
     *bit = (r < 8 ? 0 : 16) + 4 * (grp % 4);
 }
@@ -259,15 +292,16 @@ static int check_sparse(const mf_instr *in)
         const char *vn = sel ? mf_sp_variants[sel - 1] : "";
         mf_variant var;
         mf_wrap_shape s;
-        int legal = sel < (in->n_meta == 4 ? 4 : 2);   /* PTX: 0..3 or 0..1 */
+        int legal = sel < (in->n_meta == 4 ? 4 : in->n_meta == 8 ? 2 : 1);   /* PTX: 0..3, 0..1 or 0 */
         int ok = !mf_variant_parse(in, vn, &var) && !mf_wrap_shape_of(in, &var, &s);
         EXPECT(ok == legal, "%s: selector %d %s", in->name, sel, ok ? "accepted" : "refused");
         if (!ok)
             continue;
-        EXPECT(s.sel == sel && s.n_meta == in->k / (in->fa == MF_FMT_TF32 ? 2 : 4), "%s [%s]: sel %d n_meta %d",
-               in->name, vn, s.sel, s.n_meta);
+        int G = in->fa == MF_FMT_TF32 ? 2 : (in->fa == MF_FMT_S4 || in->fa == MF_FMT_U4) ? 8 : 4;
+        EXPECT(s.sel == sel && s.n_meta == in->k / G && s.sp_group == G, "%s [%s]: sel %d n_meta %d", in->name, vn,
+               s.sel, s.n_meta);
         /* A packed, B, C/D: bijections that agree with the formulas above */
-        int ka = in->k / 2, hitA[16 * 32] = {0}, hitB[32 * 8] = {0};
+        int ka = in->k / 2, hitA[16 * 64] = {0}, hitB[128 * 8] = {0};
         for (int lane = 0; lane < 32; lane++) {
             for (int e = 0; e < (1 << s.a.nbits); e++) {
                 int r, c, er, ec;
@@ -291,14 +325,14 @@ static int check_sparse(const mf_instr *in)
         for (int q = 0; q < in->k * 8; q++)
             EXPECT(hitB[q] == 1, "%s B (%d,%d) hit %d times", in->name, q / 8, q % 8, hitB[q]);
         check_layout("C/D", in, vn, &s.cd, 32, in->m, in->n, 2);
-        /* metadata: (row, group) -> (lane, bit) as the PTX figures place it,
+        /* metadata: (row, group) -> (lane, bit) as measured (ptx_sp_meta),
          * and a bijection onto the 8 nibbles of each thread the selector names */
         int hitM[32 * 8] = {0};
         for (int r = 0; r < 16; r++)
             for (int grp = 0; grp < s.n_meta; grp++) {
                 int l, b, el, eb;
-                mf_sp_meta_pos(s.n_meta, sel, r, grp, &l, &b);
-                ptx_sp_meta(s.n_meta, sel, r, grp, &el, &eb);
+                mf_sp_meta_pos(&s.meta, sel, r, grp, &l, &b);
+                ptx_sp_meta(in, sel, r, grp, &el, &eb);
                 EXPECT(l == el && b == eb, "%s meta [%s] row %d group %d: lane %d bit %d, PTX lane %d bit %d", in->name,
                        vn, r, grp, l, b, el, eb);
                 if (l >= 0 && l < 32 && b >= 0 && b < 32 && b % 4 == 0)
@@ -323,6 +357,100 @@ static int check_sparse(const mf_instr *in)
                mf_sp_logical_col(4, m24, 3) == 7,
            "packed -> logical columns, 2:4");
     EXPECT(mf_sp_logical_col(2, mtf, 0) == 0 && mf_sp_logical_col(2, mtf, 1) == 3, "packed -> logical columns, tf32");
+    /* s4/u4 (4:8 by pairs): nibble 0xd keeps pairs 1 and 3 of group 0 (elements
+     * 2, 3, 6, 7), 0x2 pairs 2 and 0 of group 1 (elements 12, 13, 8, 9) */
+    static const unsigned char m48[2] = {0xd, 0x2};
+    static const int want48[8] = {2, 3, 6, 7, 12, 13, 8, 9};
+    for (int pc = 0; pc < 8; pc++)
+        EXPECT(mf_sp_logical_col(8, m48, pc) == want48[pc], "packed -> logical columns, 4:8 pairs: %d -> %d, expected %d",
+               pc, mf_sp_logical_col(8, m48, pc), want48[pc]);
+    return checked;
+}
+
+/* wgmma.mma_async.sp (PTX ISA 9.7.15.6): every variant a row is built in.
+ * The register A (a_reg) is the packed M x K/2 matrix, each warp its 16 rows
+ * in sparse mma's fragment of the same types (9.7.15.6.2: "four .b32
+ * registers, two non-zero f16 out of 4 consecutive" / "four non-zero
+ * e4m3/s8 out of eight consecutive" each; tf32 as sparse m16n8k16 tf32):
+ * ptx_sp_a with the logical K of the mma.sp row of the same A bytes (f16
+ * k32, tf32 k16, 8-bit k64 as here), plus 16 * warp.  D as dense wgmma.  The
+ * metadata as sparse mma's figures per warp (ptx_sp_meta).  Selector 0..1
+ * for f16/bf16/tf32, 0 for fp8 and s8/u8 (the table of 9.7.15.6.3). */
+static int check_wgmma_sp(const mf_instr *in)
+{
+    int checked = 0, nsel = in->fa == MF_FMT_F16 || in->fa == MF_FMT_BF16 || in->fa == MF_FMT_TF32 ? 2 : 1;
+    const int KP = in->k / 2;
+    const char *const *vl = mf_wgmma_sp_variants(in);
+    EXPECT(in->m == 64 && in->n_meta == (in->fa == MF_FMT_TF32 ? in->k / 2 : in->k / 4), "%s: shape", in->name);
+    for (int pass = 0; pass < 2; pass++)
+        for (int v = 0; pass ? mf_wgmma_form_variants[v] != NULL : vl[v] != NULL; v++) {
+            const char *vn = pass ? mf_wgmma_form_variants[v] : vl[v];
+            int f16ish = in->fa == MF_FMT_F16 || in->fa == MF_FMT_BF16;
+            int want = !pass ? 1 : !strncmp(vn, "trans_", 6) ? f16ish : !mf_format_is_int(in->fa) || !strcmp(vn, "no_c");
+            mf_variant var;
+            mf_wrap_shape s;
+            int ok = !mf_variant_parse(in, vn, &var) && !mf_wrap_shape_of(in, &var, &s);
+            EXPECT(ok == want, "%s: variant '%s' %s", in->name, vn, ok ? "accepted" : "refused");
+            if (!ok)
+                continue;
+            int sel = !strcmp(vn, "sel1");
+            EXPECT(s.kind == MF_PTX_WGMMA_SP && s.threads == 128 && s.sel == sel && s.n_meta == in->n_meta &&
+                       s.sp_group == in->sp_group && s.n == (strstr(vn, "n256") ? 256 : 8) &&
+                       s.a_in_regs == (strstr(vn, "a_reg") != NULL),
+                   "%s [%s]: kind %d threads %d sel %d n %d a_reg %d", in->name, vn, s.kind, s.threads, s.sel, s.n,
+                   s.a_in_regs);
+            /* the register A: a bijection onto the packed 64 x K/2, as the PTX formula */
+            if (s.a_in_regs) {
+                int *hit = calloc((size_t)64 * KP, sizeof *hit);
+                for (int th = 0; th < 128; th++)
+                    for (int e = 0; e < (1 << s.a.nbits); e++) {
+                        int r, c, er, ec;
+                        mf_frag_pos(&s.a, th >> 5, th & 31, e, &r, &c);
+                        ptx_sp_a(in, th & 31, e, &er, &ec);
+                        er += 16 * (th >> 5);
+                        EXPECT(r == er && c == ec, "%s A [%s]: thread %d elem %d at (%d,%d), PTX (%d,%d)", in->name, vn, th,
+                               e, r, c, er, ec);
+                        if (r >= 0 && r < 64 && c >= 0 && c < KP)
+                            hit[r * KP + c]++;
+                    }
+                for (int i = 0; i < 64 * KP; i++)
+                    EXPECT(hit[i] == 1, "%s A [%s]: packed (%d,%d) hit %d times", in->name, vn, i / KP, i % KP, hit[i]);
+                free(hit);
+            }
+            check_layout("C/D", in, vn, &s.cd, 128, 64, s.n, 2);
+            /* the metadata: each warp's 16 rows onto the nibbles of the threads
+             * the selector names, once each, as the PTX figures */
+            int per = s.n_meta / 4;
+            for (int w = 0; w < 4; w++) {
+                int hitM[32 * 8] = {0};
+                for (int r = 0; r < 16; r++)
+                    for (int grp = 0; grp < s.n_meta; grp++) {
+                        int l, b, el, eb;
+                        mf_sp_meta_pos(&s.meta, sel, r, grp, &l, &b);
+                        ptx_sp_meta(in, sel, r, grp, &el, &eb);
+                        EXPECT(l == el && b == eb, "%s meta [%s] warp %d row %d group %d: lane %d bit %d, PTX lane %d bit %d",
+                               in->name, vn, w, 16 * w + r, grp, l, b, el, eb);
+                        if (l >= 0 && l < 32 && b >= 0 && b < 32 && b % 4 == 0)
+                            hitM[l * 8 + b / 4]++;
+                    }
+                for (int l = 0; l < 32; l++)
+                    for (int nib = 0; nib < 8; nib++) {
+                        int t = l & 3, selected = t >= sel * per && t < sel * per + per;
+                        EXPECT(hitM[l * 8 + nib] == selected, "%s meta [%s]: lane %d nibble %d hit %d times", in->name, vn,
+                               l, nib, hitM[l * 8 + nib]);
+                    }
+            }
+            char buf[160], sass[96], sl[32];
+            EXPECT(!mf_ptx_text(in, &var, buf, sizeof buf) && !mf_sass_expect(in, &var, sass, sizeof sass) &&
+                       !mf_sass_sp_selector(in, &var, sl, sizeof sl),
+                   "%s [%s]: no PTX text / SASS", in->name, vn);
+            checked++;
+        }
+    mf_variant bad;
+    EXPECT((mf_variant_parse(in, "sel1", &bad) == 0) == (nsel == 2), "%s: selector 1 %s", in->name,
+           nsel == 2 ? "refused" : "accepted");
+    EXPECT(mf_variant_parse(in, "sel2", &bad) != 0 && mf_variant_parse(in, "sel1,a_reg", &bad) != 0,
+           "%s: selector 2 or a selector with a_reg accepted", in->name);
     return checked;
 }
 
@@ -336,6 +464,10 @@ int main(void)
             continue;
         if (kind == MF_PTX_MMA_SP) {
             rows_checked += check_sparse(in);
+            continue;
+        }
+        if (kind == MF_PTX_WGMMA_SP) {
+            rows_checked += check_wgmma_sp(in);
             continue;
         }
         for (int v = 0; kind == MF_PTX_WGMMA ? mf_wgmma_variants[v] != NULL : v == 0; v++) {
@@ -399,6 +531,11 @@ int main(void)
     check_smem_mn(64, 16, 2);
     check_smem_mn(8, 16, 2);
     check_smem_mn(256, 16, 2);
+    /* wgmma.sp: B of the logical K, 64 bytes a row (f16 K = 32, tf32 16, 8-bit 64) */
+    check_smem(8, 64);
+    check_smem(256, 64);
+    check_smem_mn(8, 32, 2);
+    check_smem_mn(256, 32, 2);
     /* descriptor bits (DOMAIN 8): 0-13 start >> 4, 16-29 LBO >> 4, 32-45 SBO >> 4 */
     uint64_t d = mf_wgmma_desc(0x1230, 128, 256);
     EXPECT(d == ((uint64_t)0x123 | ((uint64_t)8 << 16) | ((uint64_t)16 << 32)), "descriptor 0x%llx",
@@ -447,6 +584,23 @@ int main(void)
          "HMMA.SP.1688.F32.TF32"},
         {"hopper/mma.sp.m16n8k32.f16.f16.f16.f16", "", "mma.sp.sync.aligned.m16n8k32.row.col.f16.f16.f16.f16",
          "HMMA.SP.16832.F16"},
+        /* integer: s8/u8 native everywhere; s4/u4 native on sm_80/sm_89, on
+         * sm_90a two IMMA.SP of half the K on unpacked int8 (no .SAT: SEL) */
+        {"hopper/mma.sp.m16n8k32.satfinite.s32.u8.s8.s32", "sel1",
+         "mma.sp.sync.aligned.m16n8k32.row.col.satfinite.s32.u8.s8.s32", "IMMA.SP.16832.U8.S8.SAT"},
+        {"hopper/mma.sp::ordered_metadata.m16n8k64.s32.s8.s8.s32", "",
+         "mma.sp::ordered_metadata.sync.aligned.m16n8k64.row.col.s32.s8.s8.s32", "IMMA.SP.16864.S8.S8"},
+        {"hopper/mma.sp.m16n8k64.satfinite.s32.u4.s4.s32", "sel1",
+         "mma.sp.sync.aligned.m16n8k64.row.col.satfinite.s32.u4.s4.s32", "IMMA.SP.16832.U8.S8"},
+        {"hopper/mma.sp.m16n8k128.s32.s4.u4.s32", "", "mma.sp.sync.aligned.m16n8k128.row.col.s32.s4.u4.s32",
+         "IMMA.SP.16864.S8.U8"},
+        {"ampere/mma.sp.m16n8k128.satfinite.s32.u4.s4.s32", "",
+         "mma.sp.sync.aligned.m16n8k128.row.col.satfinite.s32.u4.s4.s32", "IMMA.SP.168128.U4.S4.SAT"},
+        {"ada/mma.sp::ordered_metadata.m16n8k64.s32.s4.s4.s32", "sel1",
+         "mma.sp::ordered_metadata.sync.aligned.m16n8k64.row.col.s32.s4.s4.s32", "IMMA.SP.16864.S4.S4"},
+        /* fp8 on sm_90a: two HMMA.SP.16832.F32 on f16 */
+        {"hopper/mma.sp.m16n8k64.f32.e4m3.e5m2.f32", "", "mma.sp.sync.aligned.m16n8k64.row.col.f32.e4m3.e5m2.f32",
+         "HMMA.SP.16832.F32"},
     };
     for (size_t q = 0; q < sizeof known / sizeof known[0]; q++) {
         const mf_instr *ri = mf_instr_find(known[q].row);
@@ -460,6 +614,41 @@ int main(void)
         EXPECT(!mf_sass_expect(ri, &v, sass, sizeof sass) && !strcmp(sass, known[q].sass), "%s: SASS '%s', expected '%s'",
                known[q].row, sass, known[q].sass);
     }
+    /* wgmma.sp: PTX text from the PTX ISA syntax (9.7.15.6.3; .satfinite after
+     * the shape), SASS and selector as ptxas 13.0 writes them for sm_90a
+     * (cuobjdump of a kernel per form: the selector an immediate before gsb0
+     * on HGMMA.SP, none on QGMMA.SP / IGMMA.SP) */
+    static const struct {
+        const char *row, *variant, *ptx, *sass, *sel;
+    } wsp[] = {
+        {"hopper/wgmma.sp.m64n8k32.f32.f16.f16", "sel1", "wgmma.mma_async.sp.sync.aligned.m64n8k32.f32.f16.f16",
+         "HGMMA.SP.64x8x32.F32", "sel=0x1"},
+        {"hopper/wgmma.sp.m64n8k32.f16.f16.f16", "n256", "wgmma.mma_async.sp.sync.aligned.m64n256k32.f16.f16.f16",
+         "HGMMA.SP.64x256x32.F16", "sel=0x0"},
+        {"hopper/wgmma.sp.m64n8k32.f32.bf16.bf16", "a_reg", "wgmma.mma_async.sp.sync.aligned.m64n8k32.f32.bf16.bf16",
+         "HGMMA.SP.64x8x32.F32.BF16", "sel=0x0"},
+        {"hopper/wgmma.sp.m64n8k16.f32.tf32.tf32", "sel1", "wgmma.mma_async.sp.sync.aligned.m64n8k16.f32.tf32.tf32",
+         "HGMMA.SP.64x8x16.F32.TF32", "sel=0x1"},
+        {"hopper/wgmma.sp.m64n8k64.f32.e4m3.e5m2", "", "wgmma.mma_async.sp.sync.aligned.m64n8k64.f32.e4m3.e5m2",
+         "QGMMA.SP.64x8x64.F32.E4M3.E5M2", "-"},
+        {"hopper/wgmma.sp.m64n8k64.f16.e5m2.e5m2", "n256,a_reg", "wgmma.mma_async.sp.sync.aligned.m64n256k64.f16.e5m2.e5m2",
+         "QGMMA.SP.64x256x64.F16.E5M2.E5M2", "-"},
+        {"hopper/wgmma.sp.m64n8k64.satfinite.s32.s8.u8", "", "wgmma.mma_async.sp.sync.aligned.m64n8k64.satfinite.s32.s8.u8",
+         "IGMMA.SP.64x8x64.S8.U8.SAT", "-"},
+        {"hopper/wgmma.sp.m64n8k64.s32.u8.u8", "no_c", "wgmma.mma_async.sp.sync.aligned.m64n8k64.s32.u8.u8",
+         "IGMMA.SP.64x8x64.U8.U8", "-"},
+    };
+    for (size_t q = 0; q < sizeof wsp / sizeof wsp[0]; q++) {
+        const mf_instr *ri = mf_instr_find(wsp[q].row);
+        char sass[96], sel[32] = "";
+        EXPECT(ri && mf_ptx_kind_of(ri, NULL) == MF_PTX_WGMMA_SP && !mf_variant_parse(ri, wsp[q].variant, &v) &&
+                   !mf_ptx_text(ri, &v, buf, sizeof buf) && !strcmp(buf, wsp[q].ptx),
+               "%s [%s]: PTX text '%s', expected '%s'", wsp[q].row, wsp[q].variant, buf, wsp[q].ptx);
+        EXPECT(ri && !mf_sass_expect(ri, &v, sass, sizeof sass) && !strcmp(sass, wsp[q].sass),
+               "%s [%s]: SASS '%s', expected '%s'", wsp[q].row, wsp[q].variant, sass, wsp[q].sass);
+        EXPECT(ri && !mf_sass_sp_selector(ri, &v, sel, sizeof sel) && !strcmp(sel, wsp[q].sel),
+               "%s [%s]: selector '%s', expected '%s'", wsp[q].row, wsp[q].variant, sel, wsp[q].sel);
+    }
     /* the selector the SASS shows (cuobjdump of ptxas 13.0 output): the
      * variant's, except plain .sp f16 on sm_100a/sm_120a (metadata moved by
      * SHFL, selector 0) */
@@ -472,6 +661,16 @@ int main(void)
         {"blackwell/mma.sp::ordered_metadata.m16n8k16.f32.f16.f16.f32", "sel3", "sel=0x3"},
         {"rtx_blackwell/mma.sp.m16n8k16.f32.bf16.bf16.f32", "sel2", "sel=0x2"},
         {"hopper/mma.m16n8k16.f32.f16.f16.f32", "", "-"},
+        /* integer: the variant's selector on sm_80..sm_90a; on sm_100a/sm_120a
+         * SHFL and selector 0 for every .sp, and for s4/u4 ::ordered_metadata */
+        {"hopper/mma.sp.m16n8k32.s32.s8.s8.s32", "sel1", "sel=0x1"},
+        {"hopper/mma.sp::ordered_metadata.m16n8k64.s32.u4.u4.s32", "sel1", "sel=0x1"},
+        {"ampere/mma.sp.m16n8k64.s32.s4.s4.s32", "sel1", "sel=0x1"},
+        {"blackwell/mma.sp.m16n8k32.s32.s8.s8.s32", "sel1", "sel=0x0,SHFL"},
+        {"blackwell/mma.sp::ordered_metadata.m16n8k32.s32.s8.s8.s32", "sel1", "sel=0x1"},
+        {"rtx_blackwell/mma.sp::ordered_metadata.m16n8k64.s32.s4.s4.s32", "sel1", "sel=0x0,SHFL"},
+        {"rtx_blackwell/mma.sp::ordered_metadata.m16n8k64.s32.s8.s8.s32", "", "sel=0x0"},
+        {"hopper/mma.sp::ordered_metadata.m16n8k64.f32.e5m2.e5m2.f32", "", "-"},   /* selectors 0 and 1 of its own */
     };
     for (size_t q = 0; q < sizeof sels / sizeof sels[0]; q++) {
         const mf_instr *ri = mf_instr_find(sels[q].row);
@@ -486,6 +685,12 @@ int main(void)
                "m16n8k32 takes selectors 0 and 1 only");
         EXPECT(mf_variant_parse(mf_instr_find("hopper/mma.m16n8k16.f32.f16.f16.f32"), "sel1", &bad) != 0,
                "a dense mma takes no selector");
+        EXPECT(mf_variant_parse(mf_instr_find("hopper/mma.sp.m16n8k64.s32.s8.s8.s32"), "sel1", &bad) != 0,
+               "s8 m16n8k64 takes selector 0 only");
+        EXPECT(mf_variant_parse(mf_instr_find("hopper/mma.sp.m16n8k128.s32.u4.u4.s32"), "sel1", &bad) != 0,
+               "s4 m16n8k128 takes selector 0 only");
+        EXPECT(mf_variant_parse(mf_instr_find("hopper/mma.sp.m16n8k64.s32.u4.u4.s32"), "sel1", &bad) == 0,
+               "s4 m16n8k64 takes selector 1");
     }
     EXPECT(mf_ptx_kind_of(mf_instr_find("volta/mma.m8n8k4.f32.f16.f16.f32"), NULL) == MF_PTX_NONE,
            "volta must stay model-only");

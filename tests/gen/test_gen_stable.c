@@ -158,11 +158,21 @@ static void test_sparse_tiles_legal(tilebuf *t)
 {
     static const char *const rows[] = {"hopper/mma.sp.m16n8k16.f32.f16.f16.f32",
                                        "hopper/mma.sp::ordered_metadata.m16n8k32.f16.f16.f16.f16",
-                                       "hopper/mma.sp.m16n8k8.f32.tf32.tf32.f32"};
-    const mf_instr *dense = mf_instr_find("hopper/mma.m16n8k16.f32.f16.f16.f32");
-    CHECK(dense != NULL, "dense row missing");
-    for (size_t r = 0; r < sizeof rows / sizeof rows[0] && dense; r++) {
+                                       "hopper/mma.sp.m16n8k8.f32.tf32.tf32.f32",
+                                       "hopper/mma.sp.m16n8k32.satfinite.s32.u8.s8.s32",
+                                       "hopper/mma.sp::ordered_metadata.m16n8k64.s32.s8.s8.s32",
+                                       "hopper/mma.sp.m16n8k64.s32.s4.u4.s32",
+                                       "hopper/mma.sp::ordered_metadata.m16n8k128.satfinite.s32.u4.u4.s32",
+                                       "hopper/mma.sp.m16n8k64.f32.e5m2.e4m3.f32"};
+    for (size_t r = 0; r < sizeof rows / sizeof rows[0]; r++) {
         const mf_instr *in = mf_instr_find(rows[r]);
+        /* the pool: a dense row of the same kind of values (integer rows: an integer row's) */
+        const mf_instr *dense = mf_instr_find(in && mf_format_is_int(in->fa) ? "hopper/mma.m16n8k32.s32.s8.s8.s32"
+                                              : in && in->fa == MF_FMT_E5M2 ? "hopper/mma.m16n8k32.f32.e5m2.e4m3.f32"
+                                                                             : "hopper/mma.m16n8k16.f32.f16.f16.f32");
+        CHECK(dense != NULL, "dense row missing");
+        if (!dense)
+            continue;
         CHECK(in && in->sparse, "%s: no sparse row", rows[r]);
         if (!in || !in->sparse)
             continue;
@@ -383,14 +393,21 @@ static void test_mutators(void)
  * stays canonical (legal metadata, +0 at every pruned position:
  * mf_sparse_check, the PTX ISA's rules).  Generated tiles: every row's
  * metadata legal, pruned positions +0, and each legal nibble drawn about
- * equally often (12 for mma.sp 2:4, both index orders; 6 ordered; 2 tf32). */
+ * equally often (12 for mma.sp 2:4, both index orders; 6 ordered; 2 tf32;
+ * s4/u4 the same nibbles, naming pairs; fp8 the 6 increasing ones for .sp
+ * too), each of the 6 kept sets too. */
 static void test_sparse(void)
 {
     static const char *const names[] = {"hopper/mma.sp.m16n8k32.f32.f16.f16.f32",
                                         "hopper/mma.sp::ordered_metadata.m16n8k16.f16.f16.f16.f16",
-                                        "hopper/mma.sp.m16n8k16.f32.tf32.tf32.f32"};
-    static const int nlegal[] = {12, 6, 2};
-    for (int x = 0; x < 3; x++) {
+                                        "hopper/mma.sp.m16n8k16.f32.tf32.tf32.f32",
+                                        "hopper/mma.sp.m16n8k64.s32.u8.u8.s32",
+                                        "hopper/mma.sp::ordered_metadata.m16n8k32.satfinite.s32.s8.u8.s32",
+                                        "hopper/mma.sp.m16n8k128.satfinite.s32.s4.s4.s32",
+                                        "hopper/mma.sp::ordered_metadata.m16n8k64.s32.u4.s4.s32",
+                                        "hopper/mma.sp.m16n8k64.f32.e4m3.e5m2.f32"};   /* fp8: increasing only */
+    static const int nlegal[] = {12, 6, 2, 12, 6, 12, 6, 6};
+    for (int x = 0; x < (int)(sizeof names / sizeof names[0]); x++) {
         const mf_instr *in = mf_instr_find(names[x]);
         CHECK(in && in->sparse, "%s: no sparse row", names[x]);
         if (!in)
@@ -441,6 +458,15 @@ static void test_sparse(void)
                   "%s: nibble %x drawn %d times of %d", in->name, v, count[v], total);
         }
         CHECK(legal == nlegal[x], "%s: %d different nibbles drawn, expected %d", in->name, legal, nlegal[x]);
+        /* each kept set of a group (the 6 patterns of 2 of 4 positions, or pairs
+         * for s4/u4) equally often: mma.sp's two index orders add up */
+        int pat[16] = {0};
+        for (int v = 0; v < 16; v++)
+            pat[(1 << (v & 3)) | (1 << (v >> 2))] += count[v];
+        for (int p = 0; p < 16 && in->sp_group != 2; p++)
+            if (pat[p])
+                CHECK(pat[p] * 10 * 6 > total * 9 && pat[p] * 10 * 6 < total * 11, "%s: kept set %x drawn %d times of %d",
+                      in->name, p, pat[p], total);
         free(t.A);
         free(t.B);
         free(t.C);

@@ -152,10 +152,26 @@ static void check_modified_copy(void)
     free(copy);
 }
 
+/* The floating-point families' working arrays hold MF_KMAX_FLOAT products
+ * (mmafuzz_model.h): no row with floating-point A may have a longer K (only
+ * integer rows, the sparse s4/u4 m16n8k128, reach MF_KMAX); a sparse row's
+ * kept products, half of K, fit MF_KMAX / 2; its metadata MF_MMAX nibbles. */
+static void check_k_limits(void)
+{
+    for (size_t r = 0; r < mf_instr_count; r++) {
+        const mf_instr *in = &mf_instr_table[r];
+        CHECK(in->k <= MF_KMAX, "%s: k %d > MF_KMAX", in->name, in->k);
+        CHECK(mf_format_is_int(in->fa) || in->k <= MF_KMAX_FLOAT, "%s: k %d > MF_KMAX_FLOAT", in->name, in->k);
+        CHECK(!in->sparse || (in->n_meta <= MF_MMAX && in->n_meta * in->sp_group == in->k),
+              "%s: %d metadata nibbles of %d positions for K %d", in->name, in->n_meta, in->sp_group, in->k);
+    }
+}
+
 int main(void)
 {
     check_architectures();
     check_rows();
+    check_k_limits();
     check_modified_copy();
     if (failures)
         fprintf(stderr, "%d failure(s)\n", failures);

@@ -18,7 +18,7 @@ rm -rf "$work"; mkdir -p "$work/nocorpus"; cd "$work" || exit 1
 HALF=307200
 run() {  # run OUT RUNS [flags]
     out=$1; runs=$2; shift 2
-    "$exe" run --device model:hopper --model ampere --instr 'hopper/mma.m16n8k16.*' -seed 5 -runs "$runs" \
+    "$exe" run --device model:hopper --model ampere --instr 'hopper/mma.m16n8k16.f*' -seed 5 -runs "$runs" \
         --mix uniform:2,window:3,cancel:2,special:2,boundary:3,table:2,zero:1 --corpus nocorpus --out "$out" "$@" >>"$out.txt" 2>&1
     [ $? -le 1 ] || bad "$out: run failed: $(tail -2 "$out.txt")"
 }

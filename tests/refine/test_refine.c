@@ -333,7 +333,7 @@ static void test_nearest_start(void)
     const mf_instr *s8 = mf_instr_find("hopper/mma.m16n8k32.s32.s8.s8.s32");
     CHECK(s8 != NULL, "s8 row missing");
     if (s8)
-        CHECK(rf_nearest_start(s8, MF_ARCH_AMPERE, &s) == NULL, "an integer start from ampere, which has none");
+        CHECK(rf_nearest_start(s8, MF_ARCH_TURING, &s) == NULL, "an integer start from turing, which has none");
 }
 
 /* The sparse rows' catalogue: each alternative of model/sparse.c is a

@@ -227,18 +227,20 @@ MF_HD static inline gen_rng role_rng(const gen_ctx *g, const gen_rng *tile_rng, 
     return rng_split(tile_rng, (uint64_t)phase << 32 | (uint32_t)part);
 }
 
-#define PLAN_NONE INT16_MIN   /* a K position of the plan that is zero */
+#define PLAN_NONE GEN_PLAN_NONE
 
-/* The per-tile plan of every generator (each uses what it needs). */
-typedef struct tile_plan {
-    const vfmt *va, *vb, *vc;   /* the formats of A, B, C (float rows; the batch's gen_prep) */
-    int w;                  /* window: jitter; int rows: the magnitude window */
-    int mode;               /* cancel, boundary: the mode */
-    int ca, cb;             /* window, cancel, zero: the exponents of A and B */
-    int ec;                 /* c's exponent (INT_MIN: c = 0) */
-    uint64_t zero_rows;     /* int zero: rows of A / columns of B that are zero */
-    int16_t ea[MF_KMAX], eb[MF_KMAX];   /* per K position (PLAN_NONE: zero) */
-} tile_plan;
+/* The per-tile plan of every generator (each uses what it needs; mmafuzz_gen.h). */
+typedef gen_plan tile_plan;
+
+/* A format of the plan read by a part's loop: on the host a local copy, so
+ * that the loop's stores to the tile arrays cannot alias it; in device code
+ * the plan's own (a copy there goes to local memory, which the part threads
+ * missed in L1 and fetched from L2 per element: ncu, H200). */
+#if defined(__CUDA_ARCH__)
+#define VFMT_USE(name, src) const vfmt *const name = (src)
+#else
+#define VFMT_USE(name, src) const vfmt name##_copy = *(src), *const name = &name##_copy
+#endif
 
 /* One scale row (SA row idx for ROLE_A, SB row idx for ROLE_B). */
 MF_HD static void part_scales(const gen_ctx *g, size_t slot, gen_rng *r, int wild, part_role role, int idx)
@@ -336,27 +338,26 @@ MF_HD static void part_from_plan(const gen_ctx *g, size_t slot, const tile_plan 
 {
     (void)tile;
     const int w = p->w, ec = p->ec;
-    /* a local copy of the format: the stores below cannot alias it */
-    const vfmt v = role == ROLE_A ? *p->va : role == ROLE_B ? *p->vb : *p->vc;
+    VFMT_USE(v, role == ROLE_A ? p->va : role == ROLE_B ? p->vb : p->vc);
     for (int idx = i0; idx < i1; idx++) {
         gen_rng rs = role_rng(g, tr, role, idx), *r = &rs;
         if (role == ROLE_A) {
-            row_out o = ro_start(g->A, IA(idx, 0), (size_t)g->k, v.es);
+            row_out o = ro_start(g->A, IA(idx, 0), (size_t)g->k, v->es);
             for (int kk = 0; kk < g->k; kk++) {
                 uint64_t x = rng_next(r);
-                ro_put(&o, p->ea[kk] == PLAN_NONE ? 0 : vf_at(&v, x, p->ea[kk], w));
+                ro_put(&o, p->ea[kk] == PLAN_NONE ? 0 : vf_at(v, x, p->ea[kk], w));
             }
         } else if (role == ROLE_B) {
-            row_out o = ro_start(g->B, IB(idx, 0), (size_t)g->k, v.es);
+            row_out o = ro_start(g->B, IB(idx, 0), (size_t)g->k, v->es);
             for (int kk = 0; kk < g->k; kk++) {
                 uint64_t x = rng_next(r);
-                ro_put(&o, p->eb[kk] == PLAN_NONE ? 0 : vf_at(&v, x, p->eb[kk], w));
+                ro_put(&o, p->eb[kk] == PLAN_NONE ? 0 : vf_at(v, x, p->eb[kk], w));
             }
         } else {
-            row_out o = ro_start(g->C, IC(idx, 0), (size_t)g->n, v.es);
+            row_out o = ro_start(g->C, IC(idx, 0), (size_t)g->n, v->es);
             for (int j = 0; j < g->n; j++) {
                 uint64_t x = rng_next(r);
-                ro_put(&o, ec == INT_MIN ? 0 : vf_at(&v, x, ec - w, 2 * w));
+                ro_put(&o, ec == INT_MIN ? 0 : vf_at(v, x, ec - w, 2 * w));
             }
         }
         part_scales(g, slot, r, 0, role, idx);
@@ -403,8 +404,7 @@ MF_HD static void part_cancel(const gen_ctx *g, size_t slot, const tile_plan *p,
     (void)tile;
     const mf_instr *in = g->in;
     const int first = p->mode ? 1 : 0;         /* positions before `first` are left alone */
-    /* a copy of the format written: the stores cannot alias it */
-    const vfmt vv = role == ROLE_A ? *p->va : role == ROLE_B ? *p->vb : *p->vc, *v = &vv;
+    VFMT_USE(v, role == ROLE_A ? p->va : role == ROLE_B ? p->vb : p->vc);   /* the format written */
     const uint64_t asign = UINT64_C(1) << (p->va->L.bits - 1), lowa = UINT64_C(1) << p->va->L.low,
                    lowb = UINT64_C(1) << p->vb->L.low;
     const int e = role == ROLE_A ? p->ca : p->cb;
@@ -438,21 +438,21 @@ MF_HD static void part_cancel(const gen_ctx *g, size_t slot, const tile_plan *p,
             continue;
         }
         /* row idx of C; mode 1 reads a0 = A[idx][0] and b0 = B[j][0] back */
-        const vfmt vc = *v;
+        const vfmt *vc = v;
         mf_value a0;
         memset(&a0, 0, sizeof a0);
         if (mode)
             a0 = mf_decode(in->fa, mf_elem_get(esa, g->A, IA(idx, 0)));
-        row_out o = ro_start(g->C, IC(idx, 0), (size_t)g->n, vc.es);
+        row_out o = ro_start(g->C, IC(idx, 0), (size_t)g->n, vc->es);
         for (int j = 0; j < g->n; j++) {
             uint64_t x = rng_next(r), c;
             if (mode) {
                 mf_value b0 = mf_decode(in->fb, mf_elem_get(esb, g->B, IB(j, 0)));
                 c = product_into(in->fc, in, a0, b0, 1);
                 if (x & 1)
-                    c ^= UINT64_C(1) << (vc.L.low + (int)(((x >> 1) & 0xFFFF) * 3 >> 16));
+                    c ^= UINT64_C(1) << (vc->L.low + (int)(((x >> 1) & 0xFFFF) * 3 >> 16));
             } else {
-                c = x & 1 ? 0 : vf_at(&vc, rng_next(r), ecb - (int)(((x >> 1) & 0xFFFF) * 23 >> 16), 0);
+                c = x & 1 ? 0 : vf_at(vc, rng_next(r), ecb - (int)(((x >> 1) & 0xFFFF) * 23 >> 16), 0);
             }
             ro_put(&o, c);
         }
@@ -468,7 +468,7 @@ MF_HD static void part_special(const gen_ctx *g, size_t slot, const tile_plan *p
                                part_role role, int i0, int i1, uint64_t tile)
 {
     (void)tile;
-    const vfmt vv = role == ROLE_A ? *p->va : role == ROLE_B ? *p->vb : *p->vc, *v = &vv;   /* a copy (aliasing) */
+    VFMT_USE(v, role == ROLE_A ? p->va : role == ROLE_B ? p->vb : p->vc);
     void *base = role == ROLE_A ? g->A : role == ROLE_B ? g->B : g->C;
     for (int idx = i0; idx < i1; idx++) {
         gen_rng rs = role_rng(g, tr, role, idx), *r = &rs;
@@ -594,21 +594,21 @@ MF_HD static void part_table(const gen_ctx *g, size_t slot, const tile_plan *p, 
     uint64_t t = tile;
     int xa = (int)(t % NEXPC), xb = (int)(t / NEXPC % NEXPC), xc = (int)(t / (NEXPC * NEXPC) % NEXPC);
     int pat = (int)(t / (NEXPC * NEXPC * NEXPC) % NPAT);
-    const vfmt v = role == ROLE_A ? *p->va : role == ROLE_B ? *p->vb : *p->vc;   /* a copy (aliasing) */
+    VFMT_USE(v, role == ROLE_A ? p->va : role == ROLE_B ? p->vb : p->vc);
     for (int idx = i0; idx < i1; idx++) {
         gen_rng rs = role_rng(g, tr, role, idx), *r = &rs;
         if (role == ROLE_A) {
-            row_out o = ro_start(g->A, IA(idx, 0), (size_t)g->k, v.es);
+            row_out o = ro_start(g->A, IA(idx, 0), (size_t)g->k, v->es);
             for (int kk = 0; kk < g->k; kk++)
-                ro_put(&o, table_value(r, &v, rng_next(r), xa, pat, 1));
+                ro_put(&o, table_value(r, v, rng_next(r), xa, pat, 1));
         } else if (role == ROLE_B) {
-            row_out o = ro_start(g->B, IB(idx, 0), (size_t)g->k, v.es);
+            row_out o = ro_start(g->B, IB(idx, 0), (size_t)g->k, v->es);
             for (int kk = 0; kk < g->k; kk++)
-                ro_put(&o, table_value(r, &v, rng_next(r), xb, pat, 1));
+                ro_put(&o, table_value(r, v, rng_next(r), xb, pat, 1));
         } else {
-            row_out o = ro_start(g->C, IC(idx, 0), (size_t)g->n, v.es);
+            row_out o = ro_start(g->C, IC(idx, 0), (size_t)g->n, v->es);
             for (int j = 0; j < g->n; j++)
-                ro_put(&o, table_value(r, &v, rng_next(r), xc, pat, 0));
+                ro_put(&o, table_value(r, v, rng_next(r), xc, pat, 0));
         }
         part_scales(g, slot, r, 0, role, idx);
     }
@@ -637,8 +637,8 @@ MF_HD static void part_zero(const gen_ctx *g, size_t slot, const tile_plan *p, c
                             part_role role, int i0, int i1, uint64_t tile)
 {
     (void)tile;
-    const vfmt v = role == ROLE_A ? *p->va : role == ROLE_B ? *p->vb : *p->vc;   /* a copy (aliasing) */
-    const vfmt *va = &v, *vb = &v, *vc = &v;
+    VFMT_USE(v, role == ROLE_A ? p->va : role == ROLE_B ? p->vb : p->vc);
+    const vfmt *va = v, *vb = v, *vc = v;
     const int ca = p->ca, cb = p->cb;
     for (int idx = i0; idx < i1; idx++) {
         gen_rng rs = role_rng(g, tr, role, idx), *r = &rs;
@@ -901,8 +901,15 @@ MF_HD void gen_prepare(const gen_ctx *g, gen_prep *pp)
     pp->key = rng_hash_str(g->in->name);
 }
 
-MF_HD void gen_run_part_prep(const gen_ctx *g, const gen_prep *pp, gen_kind kind, const gen_rng *tile_rng,
-                             uint64_t tile, size_t slot, int phase, int part)
+MF_HD void gen_plan_tile(const gen_ctx *g, const gen_prep *pp, gen_kind kind, const gen_rng *tile_rng,
+                         uint64_t tile, gen_plan *p)
+{
+    if (!is_int_tile(g, kind))
+        plan_tile(g, pp, kind, tile_rng, tile, p);
+}
+
+MF_HD void gen_run_part_planned(const gen_ctx *g, const gen_plan *p, gen_kind kind, const gen_rng *tile_rng,
+                                uint64_t tile, size_t slot, int phase, int part)
 {
     if (is_int_tile(g, kind)) {
         gen_int_part(g, slot, tile_rng, kind, phase, part);
@@ -914,9 +921,17 @@ MF_HD void gen_run_part_prep(const gen_ctx *g, const gen_prep *pp, gen_kind kind
     part_role role = part_role_of(g, phase, part, &idx);
     if (role == ROLE_NONE)
         return;
+    run_parts(g, kind, p, tile_rng, tile, slot, role, idx, idx + 1);
+}
+
+MF_HD void gen_run_part_prep(const gen_ctx *g, const gen_prep *pp, gen_kind kind, const gen_rng *tile_rng,
+                             uint64_t tile, size_t slot, int phase, int part)
+{
     tile_plan p;
-    plan_tile(g, pp, kind, tile_rng, tile, &p);
-    run_parts(g, kind, &p, tile_rng, tile, slot, role, idx, idx + 1);
+    int idx;
+    if (!is_int_tile(g, kind) && part_role_of(g, phase, part, &idx) != ROLE_NONE)
+        plan_tile(g, pp, kind, tile_rng, tile, &p);
+    gen_run_part_planned(g, &p, kind, tile_rng, tile, slot, phase, part);
 }
 
 MF_HD void gen_run_part(const gen_ctx *g, gen_kind kind, const gen_rng *tile_rng, uint64_t tile, size_t slot,

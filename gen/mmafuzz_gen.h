@@ -159,6 +159,31 @@ MF_HD void gen_run_part(const gen_ctx *g, gen_kind kind, const gen_rng *tile_rng
 MF_HD void gen_run_part_prep(const gen_ctx *g, const gen_prep *pp, gen_kind kind, const gen_rng *tile_rng,
                              uint64_t tile, size_t slot, int phase, int part);
 
+/* What every part of one tile shares (the floating-point generators' "plan":
+ * per-K exponents, modes, windows), drawn from a copy of the tile's stream.
+ * gen_run_part_prep works it out again in every part; callers that run many
+ * parts of a tile (the GPU: one plan per tile in shared memory, read by the
+ * tile's M + N threads) work it out once with gen_plan_tile and run the
+ * parts with gen_run_part_planned: the same bytes.  The plan points into the
+ * gen_prep it was made from (its formats), which must outlive it. */
+#define GEN_PLAN_NONE INT16_MIN   /* a K position of the plan that is zero */
+typedef struct gen_plan {
+    const gen_vfmt *va, *vb, *vc;   /* the formats of A, B, C (the batch's gen_prep) */
+    int w;                  /* window: jitter */
+    int mode;               /* cancel, boundary: the mode */
+    int ca, cb;             /* window, cancel, zero: the exponents of A and B */
+    int ec;                 /* c's exponent (INT_MIN: c = 0) */
+    int16_t ea[MF_KMAX], eb[MF_KMAX];   /* per K position (GEN_PLAN_NONE: zero) */
+} gen_plan;
+
+/* The plan of tile `tile` for generator `kind` (tile_rng as gen_pick left
+ * it; not changed).  Integer tiles and mutate have none (*p is left as it is). */
+MF_HD void gen_plan_tile(const gen_ctx *g, const gen_prep *pp, gen_kind kind, const gen_rng *tile_rng,
+                         uint64_t tile, gen_plan *p);
+/* gen_run_part_prep with the tile's plan (gen_plan_tile of the same tile) at hand: the same bytes. */
+MF_HD void gen_run_part_planned(const gen_ctx *g, const gen_plan *p, gen_kind kind, const gen_rng *tile_rng,
+                                uint64_t tile, size_t slot, int phase, int part);
+
 /* Generate tiles first .. first+ntiles-1 of the campaign `seed` with the
  * default mix (no saved cases) into slots 0 .. ntiles-1: `record`, the
  * device tests and benchmarks.  Tile t is the tile `run` generates as tile

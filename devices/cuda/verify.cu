@@ -126,24 +126,67 @@ __global__ void __launch_bounds__(256) vscatter_kernel(unsigned ntiles, const un
         perm[atomicAdd(&count[2 * mfd::GEN_COUNT + kind[t]], 1u)] = t;
 }
 
-/* Parts lo .. lo+parts-1 of one phase of generation (gen_run_part_prep):
+/* Threads of a vpart_kernel block, and the plans (gen_plan) a block holds
+ * at once: the parts of its 128 threads span at most 128 / parts + 1 tiles,
+ * 17 for the smallest tiles of the table (M, N >= 8). */
+const int kPartThreads = 128, kPartMin = 8, kPlanSlots = kPartThreads / kPartMin + 1;
+
+/* Parts lo .. lo+parts-1 of one phase of generation (gen_run_part_planned):
  * thread q of the launch runs part lo + q % parts of the chunk's tile
  * perm[q / parts], so that the threads of a warp run parts of the same tile
  * (or of tiles of the same generator) and write neighbouring rows.  Phase 0
  * is launched as its rows of A, then its columns of B (the parts are
- * independent), so that a warp runs one role's code. */
-__global__ void __launch_bounds__(128) vpart_kernel(const __grid_constant__ VParams p, const unsigned char *kind,
-                                                    const unsigned long long *rng, const unsigned *perm, int phase,
-                                                    unsigned lo, unsigned parts)
+ * independent), so that a warp runs one role's code.  Each tile's plan (its
+ * per-K exponents, gen_plan_tile) is worked out once, by one thread of the
+ * block, into shared memory, where the tile's threads read it, and the
+ * formats' constants (gen_prep) are copied there once per block: worked out
+ * again in every part thread, in local memory, they made the part kernels
+ * wait on L2 (ncu, H200: 68-81% of L2 throughput, a 2864-byte stack frame).
+ * Fewer than kPartMin parts a tile (not in the table today): every thread
+ * works out its own plan (gen_run_part_prep), the same bytes. */
+__global__ void __launch_bounds__(kPartThreads) vpart_kernel(const __grid_constant__ VParams p,
+                                                             const unsigned char *kind,
+                                                             const unsigned long long *rng, const unsigned *perm,
+                                                             int phase, unsigned lo, unsigned parts)
 {
+    __shared__ mfd::gen_prep sprep;
+    __shared__ mfd::gen_plan splan[kPlanSlots];
     /* a chunk's tiles times parts (at most M + N) stays below 2^32 (vgpu_chunk_tiles) */
     const unsigned total = (unsigned)p.ntiles * parts, step = gridDim.x * blockDim.x;
-    for (unsigned q = blockIdx.x * blockDim.x + threadIdx.x; q < total; q += step) {
-        const unsigned t = perm[q / parts], part = q - (q / parts) * parts;
-        mfd::gen_rng r;
-        r.s = rng[t];
-        mfd::gen_run_part_prep(&p.g, &p.prep, (mfd::gen_kind)kind[t], &r, p.base + p.stride * (p.first + t),
-                               (size_t)t, phase, (int)(lo + part));
+    if (parts < (unsigned)kPartMin) {
+        for (unsigned q = blockIdx.x * blockDim.x + threadIdx.x; q < total; q += step) {
+            const unsigned t = perm[q / parts], part = q - (q / parts) * parts;
+            mfd::gen_rng r;
+            r.s = rng[t];
+            mfd::gen_run_part_prep(&p.g, &p.prep, (mfd::gen_kind)kind[t], &r, p.base + p.stride * (p.first + t),
+                                   (size_t)t, phase, (int)(lo + part));
+        }
+        return;
+    }
+    if (threadIdx.x == 0)
+        sprep = p.prep;
+    __syncthreads();
+    /* the bounds of this loop are the block's: every thread reaches both barriers */
+    for (unsigned base = blockIdx.x * blockDim.x; base < total; base += step) {
+        const unsigned u0 = base / parts, end = total - base < blockDim.x ? total : base + blockDim.x;
+        const unsigned nplan = (end - 1) / parts - u0 + 1;   /* <= kPlanSlots */
+        if (threadIdx.x < nplan) {
+            const unsigned t = perm[u0 + threadIdx.x];
+            mfd::gen_rng r;
+            r.s = rng[t];
+            mfd::gen_plan_tile(&p.g, &sprep, (mfd::gen_kind)kind[t], &r, p.base + p.stride * (p.first + t),
+                               &splan[threadIdx.x]);
+        }
+        __syncthreads();
+        const unsigned q = base + threadIdx.x;
+        if (q < total) {
+            const unsigned u = q / parts, t = perm[u], part = q - u * parts;
+            mfd::gen_rng r;
+            r.s = rng[t];
+            mfd::gen_run_part_planned(&p.g, &splan[u - u0], (mfd::gen_kind)kind[t], &r,
+                                      p.base + p.stride * (p.first + t), (size_t)t, phase, (int)(lo + part));
+        }
+        __syncthreads();
     }
 }
 
@@ -611,11 +654,10 @@ cudaError_t vgpu_run(Vgpu *v, VgpuShared *sh, const VgpuKernel *kern, const char
         /* no shared memory: all of it as L1, which holds the threads' cases and the model's arrays (local memory;
          * measured with ncu on an H100: the check kernel waited on L1TEX misses) */
         VCK(cudaFuncSetAttribute(vcheck_kernel, cudaFuncAttributePreferredSharedMemoryCarveout, 0));
-        VCK(cudaFuncSetAttribute(vpart_kernel, cudaFuncAttributePreferredSharedMemoryCarveout, 0));
         int per = 0;
         VCK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per, vpick_kernel, 256, 0));
         v->pick_grid = v->sms * (per > 0 ? per : 1);
-        VCK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per, vpart_kernel, 128, 0));
+        VCK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per, vpart_kernel, kPartThreads, 0));
         v->run_grid = v->sms * (per > 0 ? per : 1);
         VCK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per, vcheck_kernel, 256, 0));
         v->chk_grid = v->sms * (per > 0 ? per : 1);
@@ -734,9 +776,9 @@ cudaError_t vgpu_run(Vgpu *v, VgpuShared *sh, const VgpuKernel *kern, const char
             const unsigned parts = (unsigned)::gen_part_count(&hg, phase);
             /* phase 0: rows of A (parts 0 .. M-1), then columns of B (M .. M+N-1) */
             const unsigned split = phase == 0 && parts == (unsigned)(sh->m + sh->n) ? (unsigned)sh->m : parts;
-            vpart_kernel<<<v->run_grid, 128, 0, s->stream>>>(p, s->kind, s->rng, s->perm, phase, 0, split);
+            vpart_kernel<<<v->run_grid, kPartThreads, 0, s->stream>>>(p, s->kind, s->rng, s->perm, phase, 0, split);
             if (split < parts)
-                vpart_kernel<<<v->run_grid, 128, 0, s->stream>>>(p, s->kind, s->rng, s->perm, phase, split,
+                vpart_kernel<<<v->run_grid, kPartThreads, 0, s->stream>>>(p, s->kind, s->rng, s->perm, phase, split,
                                                                  parts - split);
         }
         VCK(cudaGetLastError());

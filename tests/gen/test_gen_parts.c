@@ -6,8 +6,10 @@
  *   - parts: gen_tile (the whole tile, one thread) is the reference; the
  *     parts, run in a shuffled order (phase 0 shuffled, then phase 1
  *     shuffled), must give exactly its bytes, write every byte of the tile
- *     and nothing outside it, and leave the tile stream unchanged.  This is
- *     the promise the GPU relies on (same bits as the host);
+ *     and nothing outside it, and leave the tile stream unchanged, both
+ *     part by part (gen_run_part) and from one plan per tile
+ *     (gen_plan_tile, gen_run_part_planned).  This is the promise the GPU
+ *     relies on (same bits as the host);
  *   - cancel: the generator's definition (partners a' = -a with at most the
  *     two lowest fraction bits changed, b' = b with at most the lowest bit
  *     changed; in mode 1, c has the opposite sign of a0*b0 and its leading
@@ -175,11 +177,24 @@ static void check_parts(const mf_instr *in, int m, int n, int k, gen_rng *shuf, 
             CHECK(gen_part_count(&cp, 0) == m + n && gen_part_count(&cp, 1) == m && gen_part_count(&cp, 2) == 0,
                   "%s: part counts %d %d %d", in->name, gen_part_count(&cp, 0), gen_part_count(&cp, 1),
                   gen_part_count(&cp, 2));
+            /* odd tiles: the plan worked out once (gen_plan_tile), as the GPU does, then the parts from it */
+            const int planned = (int)(tile & 1);
+            gen_prep pp;
+            gen_plan plan;
+            gen_prepare(&cp, &pp);
+            memset(&plan, 0xC3, sizeof plan);   /* what the plan does not set must not matter */
+            plan.va = plan.vb = plan.vc = &pp.va;
+            if (planned)
+                gen_plan_tile(&cp, &pp, kind, &r, t, &plan);
             for (int phase = 0; phase < 2; phase++) {
                 int np = gen_part_count(&cp, phase);
                 shuffle(perm, np, shuf);
-                for (int q = 0; q < np; q++)
-                    gen_run_part(&cp, kind, &r, t, 1, phase, perm[q]);
+                for (int q = 0; q < np; q++) {
+                    if (planned)
+                        gen_run_part_planned(&cp, &plan, kind, &r, t, 1, phase, perm[q]);
+                    else
+                        gen_run_part(&cp, kind, &r, t, 1, phase, perm[q]);
+                }
             }
             CHECK(r.s == r0.s, "%s %s: gen_run_part changed the tile stream", in->name, gen_table[gk].name);
             static const char *const what[5] = {"A", "B", "C", "SA", "SB"};

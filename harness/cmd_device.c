@@ -215,7 +215,13 @@ static int record_one(mf_device *dev, const mf_instr *in, const char *variant, l
         fprintf(stderr, "mmafuzz record: out of memory\n");
         rc = 1;
     }
-    fprintf(out, "instr %s\n", in->name);
+    /* an operand form that changes the arithmetic (neg_a, neg_b, neg_ab, no_c) is named on the instr line;
+     * every other variant computes what the table row computes */
+    mf_instr form_row;
+    if (mf_device_variant_is_form(variant) && !mf_instr_with_form(in, variant, &form_row))
+        fprintf(out, "instr %s form=%s\n", in->name, variant);
+    else
+        fprintf(out, "instr %s\n", in->name);
     char line[16384];
     for (long long done = 0; !rc && done < runs;) {
         if (deadline > 0 && (double)time(NULL) >= deadline)
@@ -271,12 +277,6 @@ int cmd_record(int argc, char **argv)
     }
     if (instr_select_check("record", "--instr ", &pattern, 1))
         return 2;
-    if (mf_device_variant_is_form(variant)) {
-        fprintf(stderr, "mmafuzz record: --variant %s changes the arithmetic (a wgmma operand form): a .vec case "
-                        "names the table row only, so it cannot be recorded (tests/cuda/test_gpu forms runs it)\n",
-                variant);
-        return 2;
-    }
     mf_device *dev;
     char err[512];
     if (mf_device_open(spec, &dev, err, sizeof err)) {

@@ -215,7 +215,8 @@ typedef struct override_set {
 
 static void case_key(const mf_vec_case *vc, char *buf, size_t len)
 {
-    int n = snprintf(buf, len, "%s ", vc->instr->name);
+    const char *form = mf_instr_form_name(vc->instr);
+    int n = snprintf(buf, len, "%s%s%s ", vc->instr->name, form ? " form=" : "", form ? form : "");
     if (n > 0 && (size_t)n < len)
         mf_vec_format_case(vc->instr, &vc->cs, NULL, buf + n, len - (size_t)n);
 }
@@ -327,8 +328,12 @@ int cmd_check(int argc, char **argv)
     }
     const char **files = a.pos;
     int nfiles = a.npos;
-    long *pass = calloc(mf_instr_count, sizeof *pass), *fail = calloc(mf_instr_count, sizeof *fail);
-    int *order = calloc(mf_instr_count, sizeof *order);
+    /* counters per (table row, form): slot row * (MF_INSTR_FORMS + 1) + form number */
+    const size_t nslots = mf_instr_count * (MF_INSTR_FORMS + 1);
+    long *pass = calloc(nslots, sizeof *pass), *fail = calloc(nslots, sizeof *fail);
+    int *order = calloc(nslots, sizeof *order);
+    const mf_instr *slot_in = NULL;
+    size_t slot_idx = 0;
     int nseen = 0;
     long total_pass = 0, total_fail = 0, total_skip = 0, shown = 0;
     int status = 0;
@@ -369,7 +374,12 @@ int cmd_check(int argc, char **argv)
                 break;
             }
             const mf_instr *in = vc.instr;
-            size_t idx = (size_t)(in - mf_instr_table);
+            if (in != slot_in) {   /* a new instr line: its counters' slot (table row, form) */
+                slot_in = in;
+                slot_idx = (size_t)(mf_instr_find(in->name) - mf_instr_table) * (MF_INSTR_FORMS + 1) +
+                           (size_t)mf_instr_form_index(in);
+            }
+            size_t idx = slot_idx;
             file_cases++;
             if (!pass[idx] && !fail[idx])
                 order[nseen++] = (int)idx;
@@ -419,8 +429,11 @@ int cmd_check(int argc, char **argv)
     rs_progress_end(&prog);
     if (status != 2) {
         for (int i = 0; i < nseen; i++) {
-            const mf_instr *in = &mf_instr_table[order[i]];
-            printf("%-76s %7ld passed %6ld failed\n", in->name, pass[order[i]], fail[order[i]]);
+            const mf_instr *in = &mf_instr_table[(size_t)order[i] / (MF_INSTR_FORMS + 1)];
+            const char *form = mf_instr_form_name_at(order[i] % (MF_INSTR_FORMS + 1));
+            char name[200];
+            snprintf(name, sizeof name, "%s%s%s", in->name, form ? " form=" : "", form ? form : "");
+            printf("%-76s %7ld passed %6ld failed\n", name, pass[order[i]], fail[order[i]]);
         }
         if (total_skip)
             printf("%ld passed, %ld failed, %ld skipped\n", total_pass, total_fail, total_skip);

@@ -156,6 +156,49 @@ const mf_instr *mf_instr_find(const char *name)
     return NULL;
 }
 
+/* The forms, one row each (numbered from 1 in this order): name, then the fields it sets. */
+static const struct {
+    const char *name;
+    uint8_t neg_a, neg_b, no_c;
+} instr_forms[MF_INSTR_FORMS] = {
+    {"neg_a", 1, 0, 0},
+    {"neg_b", 0, 1, 0},
+    {"neg_ab", 1, 1, 0},
+    {"no_c", 0, 0, 1},
+};
+
+int mf_instr_with_form(const mf_instr *in, const char *form, mf_instr *out)
+{
+    if (!form || strncmp(in->qualifier, "wgmma.", 6) || mf_instr_form_index(in))
+        return -1;
+    for (int i = 0; i < MF_INSTR_FORMS; i++) {
+        if (strcmp(form, instr_forms[i].name))
+            continue;
+        if ((instr_forms[i].neg_a || instr_forms[i].neg_b) && mf_format_is_int(in->fa))
+            return -1;   /* integer and b1 wgmma take scale-d only */
+        *out = *in;
+        out->neg_a = instr_forms[i].neg_a;
+        out->neg_b = instr_forms[i].neg_b;
+        out->no_c = instr_forms[i].no_c;
+        out->no_c_neg_zero = 0;
+        return 0;
+    }
+    return -1;
+}
+
+int mf_instr_form_index(const mf_instr *in)
+{
+    for (int i = 0; i < MF_INSTR_FORMS; i++)
+        if (in->neg_a == instr_forms[i].neg_a && in->neg_b == instr_forms[i].neg_b &&
+            in->no_c == instr_forms[i].no_c)
+            return i + 1;
+    return 0;
+}
+
+const char *mf_instr_form_name_at(int i) { return i >= 1 && i <= MF_INSTR_FORMS ? instr_forms[i - 1].name : NULL; }
+
+const char *mf_instr_form_name(const mf_instr *in) { return mf_instr_form_name_at(mf_instr_form_index(in)); }
+
 const mf_instr *mf_instr_on_arch(const mf_instr *in, mf_arch a)
 {
     if (in->arch == a)

@@ -310,6 +310,22 @@ extern const size_t mf_instr_count;
 
 /* @return the row named exactly `name` ("arch/qualifier"), or NULL. */
 const mf_instr *mf_instr_find(const char *name);
+/* The arithmetic forms of wgmma's immediate operands (the `.vec` key
+ * `form=` of an `instr` line, README): "neg_a", "neg_b", "neg_ab"
+ * (imm-scale-a/b = -1; floating-point rows) and "no_c" (scale-d = 0; every
+ * row).  Fill *out with a copy of *in with that form's fields set (neg_a,
+ * neg_b, no_c; no_c_neg_zero = 0, as measured).  @return 0, or -1 when `in`
+ * (a wgmma row, not a copy with forms already) has no such form. */
+int mf_instr_with_form(const mf_instr *in, const char *form, mf_instr *out);
+/* The forms are numbered 1 .. MF_INSTR_FORMS (0: none). */
+enum { MF_INSTR_FORMS = 4 };
+/* @return the number of the form of a row (its neg_a, neg_b, no_c fields), 0 for none. */
+int mf_instr_form_index(const mf_instr *in);
+/* @return the name of form number i (1 .. MF_INSTR_FORMS), NULL otherwise. */
+const char *mf_instr_form_name_at(int i);
+/* @return the name of the form of a row, NULL for a row without one. */
+const char *mf_instr_form_name(const mf_instr *in);
+
 /* @return the row of architecture `a` with the qualifier of `in` (`in`
  * itself when a is its own), or NULL when a has no such instruction. */
 const mf_instr *mf_instr_on_arch(const mf_instr *in, mf_arch a);

@@ -175,12 +175,11 @@ int mf_variant_model_row(const mf_instr *in, const char *variant, mf_instr *out)
     mf_variant v;
     if (mf_variant_parse(in, variant, &v))
         return -1;
-    *out = *in;
-    out->neg_a = (uint8_t)v.neg_a;
-    out->neg_b = (uint8_t)v.neg_b;
-    out->no_c = (uint8_t)v.no_c;
-    out->no_c_neg_zero = 0; /* the hypothesis: +0, as if +0 were added (README) */
-    return 0;
+    if (!mf_variant_changes_arithmetic(variant)) {
+        *out = *in;
+        return 0;
+    }
+    return mf_instr_with_form(in, variant, out);   /* the model's table of forms */
 }
 
 /* A layout in the linear form of layout.h. */

@@ -25,7 +25,36 @@ struct mf_vec_reader {
     long skipped;
     char unknown[160];
     char msg[512];
+    /* the rows of `instr NAME form=F` lines (mf_instr_with_form), each
+     * allocated once and kept until the reader is closed, so that the
+     * instr pointers of the cases read stay valid */
+    mf_instr **forms;
+    size_t nforms;
 };
+
+/* The row of `base` in form `form`, made once per reader.  @return NULL
+ * when the row has no such form, or out of memory (then *oom is set). */
+static const mf_instr *reader_form_row(mf_vec_reader *r, const mf_instr *base, const char *form, int *oom)
+{
+    mf_instr row;
+    *oom = 0;
+    if (mf_instr_with_form(base, form, &row))
+        return NULL;
+    for (size_t i = 0; i < r->nforms; i++)
+        if (r->forms[i]->name == base->name && !strcmp(mf_instr_form_name(r->forms[i]), form))
+            return r->forms[i];
+    mf_instr **grown = realloc(r->forms, (r->nforms + 1) * sizeof *grown), *keep = malloc(sizeof *keep);
+    if (grown)
+        r->forms = grown;
+    if (!grown || !keep) {
+        free(keep);
+        *oom = 1;
+        return NULL;
+    }
+    *keep = row;
+    r->forms[r->nforms++] = keep;
+    return keep;
+}
 
 long long mf_vec_offset(const mf_vec_reader *r)
 {
@@ -97,6 +126,9 @@ void mf_vec_close(mf_vec_reader *r)
         return;
     if (r->gz)
         gzclose(r->gz);
+    for (size_t i = 0; i < r->nforms; i++)
+        free(r->forms[i]);
+    free(r->forms);
     free(r->buf);
     free(r);
 }
@@ -173,9 +205,18 @@ int mf_vec_next(mf_vec_reader *r, mf_vec_case *out)
                 set_msg(r, "expected an instruction name after 'instr'");
                 return MF_VEC_ERROR;
             }
-            if (p[n + strspn(p + n, " \t")] != 0) {
-                set_msg(r, "expected one instruction name after 'instr'");
-                return MF_VEC_ERROR;
+            /* then at most one field: form=F (wgmma's arithmetic forms, mf_instr_with_form) */
+            const char *rest = p + n + strspn(p + n, " \t");
+            char form[32] = "";
+            if (*rest) {
+                size_t fl = strcspn(rest, " \t");
+                if (strncmp(rest, "form=", 5) || fl == 5 || fl - 5 >= sizeof form ||
+                    rest[fl + strspn(rest + fl, " \t")] != 0) {
+                    set_msg(r, "expected 'instr ARCH/QUALIFIER' or 'instr ARCH/QUALIFIER form=FORM' "
+                               "(neg_a, neg_b, neg_ab, no_c)");
+                    return MF_VEC_ERROR;
+                }
+                snprintf(form, sizeof form, "%.*s", (int)(fl - 5), rest + 5);
             }
             snprintf(r->unknown, sizeof r->unknown, "%.*s", (int)(n < 159 ? n : 159), p);
             r->instr = mf_instr_find(r->unknown);
@@ -183,6 +224,17 @@ int mf_vec_next(mf_vec_reader *r, mf_vec_case *out)
             if (r->in_unknown) {
                 set_msg(r, "unknown instruction '%s'", r->unknown);
                 return MF_VEC_UNKNOWN;
+            }
+            if (*form) {
+                int oom;
+                const mf_instr *base = r->instr;
+                r->instr = reader_form_row(r, base, form, &oom);
+                if (!r->instr) {
+                    set_msg(r, oom ? "out of memory" : "instruction '%s' has no form '%s' (wgmma rows: neg_a, neg_b, "
+                                                       "neg_ab on floating-point rows, no_c on every row)",
+                            base->name, form);
+                    return MF_VEC_ERROR;
+                }
             }
             continue;
         }

@@ -12,9 +12,16 @@
  *   vs-model  N tiles per instruction (default 512) of boundary-rich inputs
  *             (gen_fill_tiles) through the device and the model; every output compared
  *             (NaN rule of shared/VECTORS.md).  Mismatches go to --mismatches as
- *             .vec lines with the device's d.
+ *             .vec lines with the device's d.  -cases N: at least N cases a
+ *             (row, variant) instead (whole tiles); --all-variants: a wgmma
+ *             row through every variant and every operand form it takes,
+ *             each form against its own model row (mf_variant_model_row),
+ *             and not the default (the rows themselves: mmafuzz run);
+ *             --forms-only: the operand forms only.
  *   cases FILE  each case of a .vec file alone on the device: prints it with
- *             the device's d and the model's (for minimized findings).
+ *             the device's d and the model's (for minimized findings); under
+ *             `instr NAME form=F`, through that operand form's wrapper, and for
+ *             no_c with the refuted alternative's d too.
  *   sparse    mma.sp and wgmma.sp rows: the same tiles through every sparsity
  *             selector (wgmma.sp: and A from registers; bitwise
  *             compared with selector 0) and against the model's hypothesis and
@@ -61,6 +68,9 @@ static double now(void)
 typedef struct opts {
     const char *device, *pattern, *mismatch_path;
     long long runs, seed, threads, max_time, max_instr_time;
+    long long cases;     /* vs-model -cases N: at least N cases (whole tiles) per (row, variant), instead of -runs */
+    int all_variants;    /* vs-model --all-variants: every variant and operand form of a wgmma row too */
+    int forms_only;      /* vs-model --forms-only (with --all-variants): the operand forms only */
 } opts;
 
 static int matches(const char *pattern, const char *name)
@@ -344,6 +354,7 @@ static int layout_one(mf_device *dev, const mf_instr *in, const char *variant)
 
 typedef struct job {
     const mf_instr *in;
+    const mf_instr *model;   /* the model's row: in, or its operand form (mf_variant_model_row) */
     int m, n, k;
     const void *A, *B, *C, *D, *SA;
     size_t t0, t1;
@@ -383,7 +394,7 @@ static void *eval_range(void *arg)
             for (int jj = 0; jj < j->n; jj++) {
                 mf_tile_get_case(j->in, j->m, j->n, j->k, j->A, j->B, j->C, j->SA, NULL, t, i, jj, &cs);
                 uint64_t d = mf_abi_get(j->in->fd, j->D, (t * j->m + (size_t)i) * j->n + (size_t)jj);
-                if (!mf_output_equal(j->in, mf_eval(j->in, &cs), d)) {
+                if (!mf_output_equal(j->model, mf_eval(j->model, &cs), d)) {
                     if (j->nsamples < 4) {
                         j->samples[j->nsamples] = cs;
                         j->sample_d[j->nsamples++] = d;
@@ -400,9 +411,17 @@ static int vs_model_one(mf_device *dev, const mf_instr *in, const char *variant,
     int m, n, k;
     char err[512];
     mf_device_tile_shape(dev, in, variant, &m, &n, &k);
+    /* the model's row: an operand form that changes the arithmetic has its own (neg_a, neg_b, no_c) */
+    mf_instr mrow = *in;
+    if (variant && *variant && mf_variant_model_row(in, variant, &mrow)) {
+        printf("FAIL %s: no model row for variant %s\n", in->name, variant);
+        return 1;
+    }
+    /* tiles: -runs, or enough for -cases */
+    const long long runs = o->cases > 0 ? (o->cases + (long long)m * n - 1) / ((long long)m * n) : o->runs;
     size_t batch = (size_t)(1 << 21) / ((size_t)m * n); /* ~2M outputs per batch */
-    if (batch > (size_t)o->runs)
-        batch = (size_t)o->runs;
+    if (batch > (size_t)runs)
+        batch = (size_t)runs;
     size_t ea = mf_abi_elem_bytes(in->fa), eb = mf_abi_elem_bytes(in->fb), ec = mf_abi_elem_bytes(in->fc),
            ed = mf_abi_elem_bytes(in->fd);
     unsigned char *A = malloc(batch * m * k * ea), *B = malloc(batch * n * k * eb), *C = malloc(batch * m * n * ec),
@@ -416,8 +435,8 @@ static int vs_model_one(mf_device *dev, const mf_instr *in, const char *variant,
     int rc = 0;
     if (o->max_instr_time > 0 && (deadline <= 0 || now() + (double)o->max_instr_time < deadline))
         deadline = now() + (double)o->max_instr_time;
-    while (done < o->runs && (deadline <= 0 || now() < deadline)) {
-        size_t nt = (size_t)(o->runs - done) < batch ? (size_t)(o->runs - done) : batch;
+    while (done < runs && (deadline <= 0 || now() < deadline)) {
+        size_t nt = (size_t)(runs - done) < batch ? (size_t)(runs - done) : batch;
         double t0 = now();
         genjob *gj = calloc((size_t)T, sizeof *gj);
         for (int w = 0; w < T; w++) {
@@ -435,7 +454,7 @@ static int vs_model_one(mf_device *dev, const mf_instr *in, const char *variant,
         }
         double t2 = now();
         for (int w = 0; w < T; w++) {
-            jobs[w] = (job){in, m, n, k, A, B, C, D, SA, nt * w / T, nt * (w + 1) / T, 0, 0, {{0}}, {0}};
+            jobs[w] = (job){in, &mrow, m, n, k, A, B, C, D, SA, nt * w / T, nt * (w + 1) / T, 0, 0, {{0}}, {0}};
             pthread_create(&th[w], NULL, eval_range, &jobs[w]);
         }
         for (int w = 0; w < T; w++) {
@@ -443,10 +462,12 @@ static int vs_model_one(mf_device *dev, const mf_instr *in, const char *variant,
             mism += jobs[w].mismatches;
             for (int s = 0; s < jobs[w].nsamples && mis; s++) {
                 char line[16384], hex[24];
-                mf_vec_format_value(in->fd, mf_eval(in, &jobs[w].samples[s]), hex, sizeof hex);
+                const char *form = mf_instr_form_name(&mrow);
+                mf_vec_format_value(in->fd, mf_eval(&mrow, &jobs[w].samples[s]), hex, sizeof hex);
                 mf_vec_format_case(in, &jobs[w].samples[s], &jobs[w].sample_d[s], line, sizeof line);
-                fprintf(mis, "instr %s\n# model d=%s (seed %lld%s%s)\n%s\n", in->name, hex, o->seed,
-                        variant && *variant ? ", variant " : "", variant ? variant : "", line);
+                fprintf(mis, "instr %s%s%s\n# model d=%s (seed %lld%s%s)\n%s\n", in->name, form ? " form=" : "",
+                        form ? form : "", hex, o->seed, variant && *variant ? ", variant " : "",
+                        variant ? variant : "", line);
             }
         }
         t_gen += t1 - t0;
@@ -836,8 +857,9 @@ static int cases_file(mf_device *dev, const char *path)
     const mf_instr *last = NULL;
     while ((rc = mf_vec_next(r, &vc)) == MF_VEC_CASE) {
         const mf_instr *in = vc.instr;
+        const char *form = mf_instr_form_name(in);   /* `instr NAME form=F`: that operand form's wrapper */
         int m, n, k;
-        if (!mf_device_supports(dev, in, NULL) || mf_device_tile_shape(dev, in, NULL, &m, &n, &k)) {
+        if (!mf_device_supports(dev, in, form) || mf_device_tile_shape(dev, in, form, &m, &n, &k)) {
             printf("# %s: not runnable here\n", in->name);
             continue;
         }
@@ -853,7 +875,7 @@ static int cases_file(mf_device *dev, const char *path)
             memset(SA, 0x4, (size_t)m * in->n_meta);
             memcpy(SA, vc.cs.meta, in->n_meta);
         }
-        if (mf_device_run_tiles(dev, in, NULL, 1, A, B, C, SA, NULL, D, err, sizeof err)) {
+        if (mf_device_run_tiles(dev, in, form, 1, A, B, C, SA, NULL, D, err, sizeof err)) {
             printf("FAIL %s\n", err);
             bad = 1;
         } else {
@@ -862,9 +884,15 @@ static int cases_file(mf_device *dev, const char *path)
             mf_vec_format_value(in->fd, md, hex, sizeof hex);
             mf_vec_format_case(in, &vc.cs, &d, line, sizeof line);
             if (in != last)
-                printf("instr %s\n", in->name);
+                printf("instr %s%s%s\n", in->name, form ? " form=" : "", form ? form : "");
             last = in;
             printf("# model d=%s%s\n", hex, mf_output_equal(in, md, d) ? " (agrees)" : " (DIFFERS)");
+            if (in->no_c) {   /* the refuted alternative: no term for c, -0 from an all -0 product sum */
+                mf_instr alt = *in;
+                alt.no_c_neg_zero = 1;
+                mf_vec_format_value(in->fd, mf_eval(&alt, &vc.cs), hex, sizeof hex);
+                printf("# alternative (c no term of the sum) d=%s\n", hex);
+            }
             if (in->sparse) {   /* the alternatives of the variant catalogue, and every selector */
                 printf("# alternatives:");
                 for (int v = 1; v < MF_SPM_COUNT; v++) {
@@ -916,7 +944,7 @@ static int parse_long(const char *s, long long *v)
 
 int main(int argc, char **argv)
 {
-    opts o = {"cuda", NULL, NULL, 0, 1, 0, 0, 0};
+    opts o = {"cuda", NULL, NULL, 0, 1, 0, 0, 0, 0, 0, 0};
     const char *mode = argc > 1 ? argv[1] : "";
     const char *cases_path = NULL;
     int first = 2;
@@ -936,6 +964,12 @@ int main(int argc, char **argv)
         else if (!strcmp(a, "-threads")) ok = ok && parse_long(v, &o.threads);
         else if (!strcmp(a, "-max_total_time")) ok = ok && parse_long(v, &o.max_time);
         else if (!strcmp(a, "-max_instr_time")) ok = ok && parse_long(v, &o.max_instr_time);
+        else if (!strcmp(a, "-cases")) ok = ok && parse_long(v, &o.cases) && o.cases > 0;
+        else if (!strcmp(a, "--all-variants") || !strcmp(a, "--forms-only")) {
+            o.all_variants = 1;
+            o.forms_only |= !strcmp(a, "--forms-only");
+            continue;
+        }
         else ok = 0;
         if (!ok) {
             fprintf(stderr, "test_gpu: bad argument '%s'\n", a);
@@ -946,7 +980,8 @@ int main(int argc, char **argv)
     if (strcmp(mode, "layout") && strcmp(mode, "vs-model") && strcmp(mode, "variants") && strcmp(mode, "forms") &&
         strcmp(mode, "sparse") && !cases_path) {
         fprintf(stderr, "usage: test_gpu layout|vs-model|variants|forms|sparse|cases FILE [--device SPEC] [--instr PATTERN] [-runs N]\n"
-                        "       [-seed S] [-threads T] [-max_total_time SEC] [--mismatches FILE]\n");
+                        "       [-seed S] [-threads T] [-max_total_time SEC] [-max_instr_time SEC] [--mismatches FILE]\n"
+                        "       [-cases N] [--all-variants | --forms-only]   (vs-model)\n");
         return 2;
     }
     if (o.threads <= 0) {
@@ -1005,9 +1040,24 @@ int main(int argc, char **argv)
                 }
             }
         } else if (!strcmp(mode, "vs-model")) {
-            /* a sparse row through every selector (the same tiles each) */
-            for (int v = 0; in->sparse ? form.variants[v] != NULL : v == 0; v++) {
-                const char *vn = in->sparse ? form.variants[v] : NULL;
+            /* a sparse row through every selector (the same tiles each); with --all-variants, a wgmma row
+             * through every variant (N, A's source, selector) and then every operand form it takes */
+            const int wg = kind == MF_PTX_WGMMA || kind == MF_PTX_WGMMA_SP;
+            const char *const *vl = in->sparse || (o.all_variants && wg) ? form.variants : NULL;
+            int nv = 0, nf = 0;
+            while (vl && vl[nv])
+                nv++;
+            while (o.all_variants && wg && mf_wgmma_form_variants[nf])
+                nf++;
+            for (int v = 0; v < (vl ? nv : 1) + nf; v++) {
+                const char *vn = vl && v < nv ? vl[v] : NULL;
+                if (v >= (vl ? nv : 1)) {
+                    vn = mf_wgmma_form_variants[v - (vl ? nv : 1)];
+                    if (!mf_variant_form_ok(in, vn))
+                        continue;
+                }
+                if (o.all_variants && (!vn || !*vn || (o.forms_only && v < (vl ? nv : 1))))
+                    continue;   /* --all-variants: the variants only (the rows themselves: mmafuzz run) */
                 long long t = 0;
                 if (!mf_device_supports(dev, in, vn))
                     continue;

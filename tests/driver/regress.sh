@@ -148,9 +148,17 @@ input)
     grep -q "seed 16," s3.err || bad "-seed 0x10: not read as sixteen: $(head -1 s3.err)"
     expect 2 "-seed: '-1' is not a seed" "$EXE" run --device model:ampere -seed -1 -runs 0
     expect 2 "-seed: '1x' is not a seed" "$EXE" record --device model:ampere --instr "$INSTR" --out x.vec -seed 1x
-    # a wgmma operand form changes the arithmetic: its outputs are not the row's, record refuses it
-    expect 2 "--variant no_c changes the arithmetic" "$EXE" record --device model:hopper \
-        --instr hopper/wgmma.m64n8k16.f32.f16.f16 --variant no_c --out x.vec
+    # a wgmma operand form changes the arithmetic: record names it on the instr line (form=), check
+    # evaluates the form's row; the same cases read as the plain row (c added) disagree
+    "$EXE" record --device model:hopper --instr hopper/wgmma.m64n8k16.f32.f16.f16 --variant no_c -runs 200 \
+        --out noc.vec >/dev/null 2>&1 || bad "record --variant no_c failed"
+    grep -q "^instr hopper/wgmma.m64n8k16.f32.f16.f16 form=no_c$" noc.vec || bad "record --variant no_c: no form= line"
+    "$EXE" check noc.vec >/dev/null 2>&1 || bad "check of record --variant no_c's file failed"
+    sed 's/ form=no_c$//' noc.vec >noc_plain.vec
+    "$EXE" check noc_plain.vec >/dev/null 2>&1 && bad "the no_c cases read as the plain row still pass"
+    printf 'instr hopper/wgmma.m64n8k32.s32.s8.s8 form=neg_a\n' >corpus_bad_form.vec   # integer wgmma: scale-d only
+    expect 2 "corpus_bad_form.vec:1: instruction 'hopper/wgmma.m64n8k32.s32.s8.s8' has no form 'neg_a'" \
+        "$EXE" check corpus_bad_form.vec
     # the printed seed is one -seed takes back (the largest one)
     "$EXE" run --instr "$INSTR" --device model:ampere -seed 18446744073709551615 -runs 0 --out s4 >/dev/null 2>s4.err
     s=$(sed -n 's/.*seed \([0-9]*\),.*/\1/p' s4.err | head -1)

@@ -416,8 +416,75 @@ static void test_pool_meta(void)
     pool_free(&p);
 }
 
+/* The `.vec` key form= of an instr line (wgmma's arithmetic forms).
+ * Expected values, hand-derived from the PTX ISA's definition of wgmma
+ * (imm-scale-a = -1 negates A; scale-d = 0 gives D = A*B, C not read):
+ * a = (1.0, 0, ..., 0), b = (1.0, 0, ..., 0) in f16, so A*B = 1.0 exactly;
+ * with neg_a and c = +0 the sum is -1.0 (f32 0xbf800000); with neg_ab it is
+ * +1.0; with no_c and c = 1.0 it is A*B = 1.0 (0x3f800000), where the row
+ * without the form gives 2.0 (0x40000000). */
+static void test_vec_forms(void)
+{
+    static const char z15[] = ",0000,0000,0000,0000,0000,0000,0000,0000,0000,0000,0000,0000,0000,0000,0000";
+    char text[4096];
+    snprintf(text, sizeof text,
+             "instr hopper/wgmma.m64n8k16.f32.f16.f16 form=neg_a\n"
+             "c=00000000 a=3c00%s b=3c00%s d=bf800000\n"
+             "instr hopper/wgmma.m64n8k16.f32.f16.f16 form=neg_ab\n"
+             "c=00000000 a=3c00%s b=3c00%s d=3f800000\n"
+             "instr hopper/wgmma.m64n8k16.f32.f16.f16 form=no_c\n"
+             "c=3f800000 a=3c00%s b=3c00%s d=3f800000\n"
+             "instr hopper/wgmma.m64n8k16.f32.f16.f16\n"
+             "c=3f800000 a=3c00%s b=3c00%s d=40000000\n"
+             "instr hopper/wgmma.m64n8k16.f32.f16.f16 form=neg_a\n"
+             "c=00000000 a=3c00%s b=3c00%s d=bf800000\n",
+             z15, z15, z15, z15, z15, z15, z15, z15, z15, z15);
+    mf_vec_reader *r = mf_vec_open_mem("forms.vec", text, strlen(text));
+    mf_vec_case vc;
+    const mf_instr *first = NULL;
+    static const char *const want_form[5] = {"neg_a", "neg_ab", "no_c", NULL, "neg_a"};
+    for (int i = 0; i < 5; i++) {
+        int rc = mf_vec_next(r, &vc);
+        CHECK(rc == MF_VEC_CASE, "forms.vec case %d: status %d (%s)", i, rc, mf_vec_error(r));
+        if (rc != MF_VEC_CASE)
+            break;
+        const char *f = mf_instr_form_name(vc.instr);
+        CHECK(want_form[i] ? f && !strcmp(f, want_form[i]) : !f, "forms.vec case %d: form %s", i, f ? f : "none");
+        CHECK(!strcmp(vc.instr->name, "hopper/wgmma.m64n8k16.f32.f16.f16"), "forms.vec case %d: name %s", i,
+              vc.instr->name);
+        CHECK(mf_eval(vc.instr, &vc.cs) == vc.d, "forms.vec case %d: model %llx, expected %llx", i,
+              (unsigned long long)mf_eval(vc.instr, &vc.cs), (unsigned long long)vc.d);
+        if (i == 0)
+            first = vc.instr;
+        if (i == 4)
+            CHECK(vc.instr == first, "a form's row is made once per reader");
+    }
+    CHECK(mf_vec_next(r, &vc) == MF_VEC_EOF, "forms.vec: end");
+    mf_vec_close(r);
+    /* what has no such form is an error naming the line */
+    static const char *const bad[] = {
+        "instr hopper/wgmma.m64n8k16.f32.f16.f16 form=neg_c\n",         /* no such form */
+        "instr hopper/mma.m16n8k16.f32.f16.f16.f32 form=neg_a\n",       /* mma.sync has no immediate forms */
+        "instr hopper/wgmma.m64n8k32.s32.s8.s8 form=neg_a\n",           /* integer wgmma: scale-d only */
+        "instr hopper/wgmma.m64n8k16.f32.f16.f16 form=\n",              /* empty */
+        "instr hopper/wgmma.m64n8k16.f32.f16.f16 neg_a\n",              /* not key=value */
+    };
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        r = mf_vec_open_mem("bad.vec", bad[i], strlen(bad[i]));
+        int rc = mf_vec_next(r, &vc);
+        CHECK(rc == MF_VEC_ERROR && strstr(mf_vec_error(r), "bad.vec:1:"), "bad form line %zu: status %d (%s)", i,
+              rc, mf_vec_error(r));
+        mf_vec_close(r);
+    }
+    const char *ok = "instr hopper/wgmma.m64n8k32.s32.s8.s8 form=no_c\n";
+    r = mf_vec_open_mem("ok.vec", ok, strlen(ok));
+    CHECK(mf_vec_next(r, &vc) == MF_VEC_EOF, "integer wgmma takes no_c (%s)", mf_vec_error(r));
+    mf_vec_close(r);
+}
+
 int main(int argc, char **argv)
 {
+    test_vec_forms();
     test_pool_meta();
     test_gpu_uuid();
     test_specials();

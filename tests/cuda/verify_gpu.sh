@@ -10,6 +10,7 @@
 # must find the same disagreements, as sets of (tile, element, device d,
 # model d) (--dump-disagreements, compared with cmp), and count the same.
 #   equal     plain runs, host and gpu
+#   pool      the same with a starting pool (corpus/golden/h100): mutate's tiles too
 #   overflow  gpu with a hit buffer of 1000: the calls overflow, their tiles are
 #             checked again on the host path, and nothing is lost
 #   multi     two pipelines on one GPU (cuda:0,0) find what one does; the stats
@@ -42,7 +43,7 @@ mkdir -p nocorpus
 plain() {  # plain OUT VERIFY [flags]: the positive control on $DEVICE (cuda), every disagreement dumped
     local out=$1 v=$2
     shift 2
-    "$EXE" run --device "${DEVICE:-cuda}" --model ampere --instr "$INSTR" -seed 2027 -runs $RUNS --corpus nocorpus \
+    "$EXE" run --device "${DEVICE:-cuda}" --model ampere --instr "$INSTR" -seed 2027 -runs $RUNS --corpus "${CORPUS:-nocorpus}" \
         --verify "$v" --dump-disagreements "$out.dump" --out "$out" -minimize 4 "$@" >"$out.txt" 2>"$out.err"
     local rc=$?
     [ $rc -eq 1 ] || bad "$out: exit $rc, expected 1 (disagreements): $(tail -3 "$out.err")"
@@ -70,6 +71,13 @@ equal)
     plain host host
     plain gpu gpu
     grep -q "verified on 1 GPU" gpu.txt || bad "the gpu run did not say it verified on the GPU: $(tail -2 gpu.txt)"
+    same_dumps host gpu
+    ;;
+pool)
+    # the same with a starting pool (the golden recordings), so that mutate's tiles are generated too
+    CORPUS="$HERE/../../corpus/golden/h100"
+    plain host host
+    plain gpu gpu
     same_dumps host gpu
     ;;
 overflow)

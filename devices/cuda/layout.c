@@ -36,16 +36,18 @@ const char *const mf_wgmma_form_variants[] = {"neg_a", "neg_b", "neg_ab", "no_c"
 
 int mf_variant_form_ok(const mf_instr *in, const char *variant)
 {
-    if (!strcmp(variant, "no_c"))
-        return 1;
-    if (!strncmp(variant, "trans_", 6))
-        return is_16bit(in->fa) && is_16bit(in->fb);
-    return !mf_format_is_int(in->fa);
+    mf_instr row;
+    if (mf_variant_changes_arithmetic(variant))   /* the model's table of forms says which rows take it */
+        return mf_instr_with_form(in, variant, &row) == 0;
+    return !strncmp(variant, "trans_", 6) && is_16bit(in->fa) && is_16bit(in->fb);
 }
 
 int mf_variant_changes_arithmetic(const char *variant)
 {
-    return variant && (!strncmp(variant, "neg_", 4) || !strcmp(variant, "no_c"));
+    for (int i = 1; variant && i <= MF_INSTR_FORMS; i++)   /* the model's forms (mf_instr_with_form) */
+        if (!strcmp(variant, mf_instr_form_name_at(i)))
+            return 1;
+    return 0;
 }
 
 

@@ -1043,21 +1043,20 @@ int main(int argc, char **argv)
             /* a sparse row through every selector (the same tiles each); with --all-variants, a wgmma row
              * through every variant (N, A's source, selector) and then every operand form it takes */
             const int wg = kind == MF_PTX_WGMMA || kind == MF_PTX_WGMMA_SP;
-            const char *const *vl = in->sparse || (o.all_variants && wg) ? form.variants : NULL;
-            int nv = 0, nf = 0;
-            while (vl && vl[nv])
-                nv++;
-            while (o.all_variants && wg && mf_wgmma_form_variants[nf])
-                nf++;
-            for (int v = 0; v < (vl ? nv : 1) + nf; v++) {
-                const char *vn = vl && v < nv ? vl[v] : NULL;
-                if (v >= (vl ? nv : 1)) {
-                    vn = mf_wgmma_form_variants[v - (vl ? nv : 1)];
-                    if (!mf_variant_form_ok(in, vn))
-                        continue;
-                }
-                if (o.all_variants && (!vn || !*vn || (o.forms_only && v < (vl ? nv : 1))))
-                    continue;   /* --all-variants: the variants only (the rows themselves: mmafuzz run) */
+            const char *list[64];   /* the variants to run; NULL: the default */
+            int nl = 0;
+            if (!o.all_variants)
+                for (int v = 0; in->sparse ? form.variants[v] != NULL : v == 0; v++)
+                    list[nl++] = in->sparse ? form.variants[v] : NULL;
+            /* --all-variants: not the default (the rows themselves: mmafuzz run) */
+            for (int v = 0; o.all_variants && (in->sparse || wg) && !o.forms_only && form.variants[v]; v++)
+                if (*form.variants[v] && nl < 64)
+                    list[nl++] = form.variants[v];
+            for (int v = 0; o.all_variants && wg && mf_wgmma_form_variants[v]; v++)
+                if (mf_variant_form_ok(in, mf_wgmma_form_variants[v]) && nl < 64)
+                    list[nl++] = mf_wgmma_form_variants[v];
+            for (int v = 0; v < nl; v++) {
+                const char *vn = list[v];
                 long long t = 0;
                 if (!mf_device_supports(dev, in, vn))
                     continue;

@@ -285,6 +285,32 @@ static void ptx_sp_meta(const mf_instr *in, int sel, int r, int grp, int *lane, 
     *bit = (r < 8 ? 0 : 16) + 4 * (grp % 4);
 }
 
+/* The metadata layout of a sparse row's (variant's) 16 rows of a warp (warp
+ * w of a wgmma.sp warpgroup, or -1 for mma.sp): each (row, group) where the
+ * PTX figures put it (ptx_sp_meta, as measured), and a bijection onto the 8
+ * nibbles of each thread the selector names. */
+static void check_sp_meta(const mf_instr *in, const char *vn, const mf_wrap_shape *s, int sel, int w)
+{
+    int hitM[32 * 8] = {0};
+    for (int r = 0; r < 16; r++)
+        for (int grp = 0; grp < s->n_meta; grp++) {
+            int l, b, el, eb;
+            mf_sp_meta_pos(&s->meta, sel, r, grp, &l, &b);
+            ptx_sp_meta(in, sel, r, grp, &el, &eb);
+            EXPECT(l == el && b == eb, "%s meta [%s] warp %d row %d group %d: lane %d bit %d, PTX lane %d bit %d",
+                   in->name, vn, w, (w < 0 ? 0 : 16 * w) + r, grp, l, b, el, eb);
+            if (l >= 0 && l < 32 && b >= 0 && b < 32 && b % 4 == 0)
+                hitM[l * 8 + b / 4]++;
+        }
+    const int per = s->n_meta / 4;
+    for (int l = 0; l < 32; l++)
+        for (int nib = 0; nib < 8; nib++) {
+            int t = l & 3, selected = t >= sel * per && t < sel * per + per;
+            EXPECT(hitM[l * 8 + nib] == selected, "%s meta [%s] warp %d: lane %d nibble %d hit %d times", in->name, vn,
+                   w, l, nib, hitM[l * 8 + nib]);
+        }
+}
+
 static int check_sparse(const mf_instr *in)
 {
     int checked = 0;
@@ -327,24 +353,7 @@ static int check_sparse(const mf_instr *in)
         check_layout("C/D", in, vn, &s.cd, 32, in->m, in->n, 2);
         /* metadata: (row, group) -> (lane, bit) as measured (ptx_sp_meta),
          * and a bijection onto the 8 nibbles of each thread the selector names */
-        int hitM[32 * 8] = {0};
-        for (int r = 0; r < 16; r++)
-            for (int grp = 0; grp < s.n_meta; grp++) {
-                int l, b, el, eb;
-                mf_sp_meta_pos(&s.meta, sel, r, grp, &l, &b);
-                ptx_sp_meta(in, sel, r, grp, &el, &eb);
-                EXPECT(l == el && b == eb, "%s meta [%s] row %d group %d: lane %d bit %d, PTX lane %d bit %d", in->name,
-                       vn, r, grp, l, b, el, eb);
-                if (l >= 0 && l < 32 && b >= 0 && b < 32 && b % 4 == 0)
-                    hitM[l * 8 + b / 4]++;
-            }
-        int per = s.n_meta / 4;
-        for (int l = 0; l < 32; l++)
-            for (int nib = 0; nib < 8; nib++) {
-                int t = l & 3, selected = t >= sel * per && t < sel * per + per;
-                EXPECT(hitM[l * 8 + nib] == selected, "%s meta [%s]: lane %d nibble %d hit %d times", in->name, vn, l,
-                       nib, hitM[l * 8 + nib]);
-            }
+        check_sp_meta(in, vn, &s, sel, -1);
         char buf[160], sass[96];
         EXPECT(!mf_ptx_text(in, &var, buf, sizeof buf) && !mf_sass_expect(in, &var, sass, sizeof sass),
                "%s: no PTX text", in->name);
@@ -420,26 +429,8 @@ static int check_wgmma_sp(const mf_instr *in)
             check_layout("C/D", in, vn, &s.cd, 128, 64, s.n, 2);
             /* the metadata: each warp's 16 rows onto the nibbles of the threads
              * the selector names, once each, as the PTX figures */
-            int per = s.n_meta / 4;
-            for (int w = 0; w < 4; w++) {
-                int hitM[32 * 8] = {0};
-                for (int r = 0; r < 16; r++)
-                    for (int grp = 0; grp < s.n_meta; grp++) {
-                        int l, b, el, eb;
-                        mf_sp_meta_pos(&s.meta, sel, r, grp, &l, &b);
-                        ptx_sp_meta(in, sel, r, grp, &el, &eb);
-                        EXPECT(l == el && b == eb, "%s meta [%s] warp %d row %d group %d: lane %d bit %d, PTX lane %d bit %d",
-                               in->name, vn, w, 16 * w + r, grp, l, b, el, eb);
-                        if (l >= 0 && l < 32 && b >= 0 && b < 32 && b % 4 == 0)
-                            hitM[l * 8 + b / 4]++;
-                    }
-                for (int l = 0; l < 32; l++)
-                    for (int nib = 0; nib < 8; nib++) {
-                        int t = l & 3, selected = t >= sel * per && t < sel * per + per;
-                        EXPECT(hitM[l * 8 + nib] == selected, "%s meta [%s]: lane %d nibble %d hit %d times", in->name, vn,
-                               l, nib, hitM[l * 8 + nib]);
-                    }
-            }
+            for (int w = 0; w < 4; w++)
+                check_sp_meta(in, vn, &s, sel, w);
             char buf[160], sass[96], sl[32];
             EXPECT(!mf_ptx_text(in, &var, buf, sizeof buf) && !mf_sass_expect(in, &var, sass, sizeof sass) &&
                        !mf_sass_sp_selector(in, &var, sl, sizeof sl),

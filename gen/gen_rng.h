@@ -16,6 +16,9 @@
  * on the host, device code in the device build (devices/cuda/model_device.cuh). */
 #include "mf_portable.h"
 
+/* wyrand's increment: the state after d draws is the start + d * GEN_RNG_INC. */
+#define GEN_RNG_INC UINT64_C(0xa0761d6478bd642f)
+
 typedef struct gen_rng {
     uint64_t s;
 } gen_rng;
@@ -24,9 +27,20 @@ typedef struct gen_rng {
  * one 64-bit output per call, passes BigCrush and PractRand. */
 MF_HD static inline uint64_t rng_next(gen_rng *r)
 {
-    r->s += UINT64_C(0xa0761d6478bd642f);
+    r->s += GEN_RNG_INC;
     unsigned __int128 t = (unsigned __int128)r->s * (r->s ^ UINT64_C(0xe7037ed1a0b428db));
     return (uint64_t)(t >> 64) ^ (uint64_t)t;
+}
+
+/* Draw number d of stream *r (0: the next one), which is not changed: what
+ * the (d+1)-th rng_next(r) from here returns.  O(1), because the state is a
+ * Weyl sequence (after d draws it is s + d * increment): elements that take
+ * a fixed number of draws each can be generated one at a time, in any order
+ * (gen_part_elem). */
+MF_HD static inline uint64_t rng_peek(const gen_rng *r, uint64_t d)
+{
+    gen_rng t = {r->s + d * GEN_RNG_INC};
+    return rng_next(&t);
 }
 
 /* The next output of the stream whose whole state is *state (for code that

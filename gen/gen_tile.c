@@ -223,8 +223,7 @@ MF_HD static part_role part_role_of(const gen_ctx *g, int phase, int part, int *
 /* The stream of the part that writes row / column idx of `role`. */
 MF_HD static inline gen_rng role_rng(const gen_ctx *g, const gen_rng *tile_rng, part_role role, int idx)
 {
-    int phase = role == ROLE_C, part = role == ROLE_B ? g->m + idx : idx;
-    return rng_split(tile_rng, (uint64_t)phase << 32 | (uint32_t)part);
+    return gen_part_stream(g, tile_rng, role == ROLE_C, role == ROLE_B ? g->m + idx : idx);
 }
 
 #define PLAN_NONE GEN_PLAN_NONE
@@ -967,6 +966,105 @@ MF_HD void gen_run(const gen_ctx *g, gen_kind kind, const gen_rng *r, uint64_t t
     run_parts(g, kind, &p, r, tile, slot, ROLE_A, 0, g->m);
     run_parts(g, kind, &p, r, tile, slot, ROLE_B, 0, g->n);
     run_parts(g, kind, &p, r, tile, slot, ROLE_C, 0, g->m);
+}
+
+/* ------------------------------------------------------------ elements one at a time
+ *
+ * Where a generator draws a fixed number of values for each element of a
+ * part (one per element, or one per pair), element q of the part is a
+ * function of the part's stream (rng_peek at q's draw), the plan and the
+ * tile number alone: the same value the part writes, with no loop over the
+ * elements before it.  The element formulas below restate each part_<name>
+ * loop for one element; test_gen_parts checks every one against gen_tile.
+ * special (and the rows of C of cancel and zero) draw one or two values an
+ * element, mutate puts whole saved cases: they stay part by part.  (Two
+ * draws for every element of those, a new generator version, made them
+ * element by element too, and the GPU check no faster: H100, NOTES.) */
+
+MF_HD unsigned gen_elem_roles(const gen_ctx *g, const gen_prep *pp, gen_kind kind)
+{
+    const mf_instr *in = g->in;
+    /* sparse rows prune A after the values; scaled rows draw their scales after a part's values */
+    if (in->sparse || is_int_tile(g, kind) || (in->n_scales && g->SA && g->SB))
+        return 0;
+    switch (kind) {
+    case GEN_UNIFORM:
+    case GEN_WINDOW:
+    case GEN_BOUNDARY: return GEN_ELEM_A | GEN_ELEM_B | GEN_ELEM_C;
+    case GEN_CANCEL:   /* c: mode 0 draws one or two values an element */
+    case GEN_ZERO: return GEN_ELEM_A | GEN_ELEM_B;   /* c: one or two values an element */
+    case GEN_TABLE:    /* a random significand wider than 40 bits takes a second draw */
+        return (pp->va.L.fbits <= 40 ? GEN_ELEM_A : 0u) | (pp->vb.L.fbits <= 40 ? GEN_ELEM_B : 0u) |
+               (pp->vc.L.fbits <= 40 ? GEN_ELEM_C : 0u);
+    default: return 0;   /* special: one or two values an element; mutate: whole saved cases */
+    }
+}
+
+MF_HD gen_rng gen_part_stream(const gen_ctx *g, const gen_rng *tile_rng, int phase, int part)
+{
+    (void)g;
+    return rng_split(tile_rng, (uint64_t)phase << 32 | (uint32_t)part);
+}
+
+MF_HD uint64_t gen_part_elem(const gen_ctx *g, const gen_plan *p, gen_kind kind, const gen_rng *part_rng,
+                             uint64_t tile, int phase, int part, int q)
+{
+    int idx;
+    const part_role role = part_role_of(g, phase, part, &idx);
+    const vfmt *v = role == ROLE_A ? p->va : role == ROLE_B ? p->vb : p->vc;
+    const uint64_t d = (uint64_t)q;
+    switch (kind) {
+    case GEN_UNIFORM: {   /* uniform_run: whole draws as bytes, or floor(64 / bits) values a draw */
+        const size_t es = v->es;
+        if (v->L.mask == (es == 8 ? ~UINT64_C(0) : (UINT64_C(1) << (8 * es)) - 1)) {
+            const uint64_t x = rng_peek(part_rng, d * es / 8);
+            return es == 8 ? x : (x >> (8 * ((d * es) & 7))) & v->L.mask;
+        }
+        const int per = 64 / v->L.bits;
+        return (rng_peek(part_rng, (uint64_t)(q / per)) >> ((q % per) * v->L.bits)) & v->L.mask;
+    }
+    case GEN_WINDOW:
+    case GEN_BOUNDARY: {   /* part_from_plan: one draw an element */
+        const uint64_t x = rng_peek(part_rng, d);
+        if (role == ROLE_C)
+            return p->ec == INT_MIN ? 0 : vf_at(v, x, p->ec - p->w, 2 * p->w);
+        const int e = role == ROLE_A ? p->ea[q] : p->eb[q];
+        return e == PLAN_NONE ? 0 : vf_at(v, x, e, p->w);
+    }
+    case GEN_TABLE: {   /* part_table: one draw an element (gen_elem_roles: no second draw) */
+        const uint64_t t = tile;
+        const int cls = role == ROLE_A ? (int)(t % NEXPC) : role == ROLE_B ? (int)(t / NEXPC % NEXPC)
+                                                                           : (int)(t / (NEXPC * NEXPC) % NEXPC);
+        const int pat = (int)(t / (NEXPC * NEXPC * NEXPC) % NPAT);
+        gen_rng unused = *part_rng;
+        return table_value(&unused, v, rng_peek(part_rng, d), cls, pat, role != ROLE_C);
+    }
+    case GEN_CANCEL: {   /* part_cancel, rows of A and columns of B: a partner from its own draw and the one before */
+        const int first = p->mode ? 1 : 0, e = role == ROLE_A ? p->ca : p->cb;
+        const uint64_t x = rng_peek(part_rng, d);
+        if (q >= first + 1 && (q - first) % 2 == 1) {
+            uint64_t val = vf_at(v, rng_peek(part_rng, d - 1), e, 1);
+            if (role == ROLE_A) {
+                val ^= UINT64_C(1) << (v->L.bits - 1);
+                if (x & 1)
+                    val ^= (UINT64_C(1) << v->L.low) * (1 + (((x >> 1) & 0xFFFF) * 3 >> 16));
+            } else if (x & 1) {
+                val ^= UINT64_C(1) << v->L.low;
+            }
+            return val;
+        }
+        return vf_at(v, x, e, 1);
+    }
+    case GEN_ZERO: {   /* part_zero, rows of A and columns of B: one draw a pair of elements */
+        const uint64_t x = rng_peek(part_rng, d / 2);
+        const uint64_t frac = v->L.fbits ? x >> (64 - v->L.fbits) : 0;
+        if (role == ROLE_B)
+            return rv_make_in(&v->L, v->f, (int)(x & 1), p->cb + (int)(x >> 1 & 1), frac);
+        const int sign = (int)(x & 1) ^ (q & 1), zero = (x >> 1 & 7) == 0 || (q & ~1) + 1 == g->k;
+        return zero ? signed_zero(v, sign) : rv_make_in(&v->L, v->f, sign, p->ca + (int)(x >> 4 & 1), frac);
+    }
+    default: return 0;
+    }
 }
 
 MF_HD gen_kind gen_tile(const gen_ctx *g, uint64_t tile, size_t slot)

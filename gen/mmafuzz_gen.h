@@ -184,6 +184,28 @@ MF_HD void gen_plan_tile(const gen_ctx *g, const gen_prep *pp, gen_kind kind, co
 MF_HD void gen_run_part_planned(const gen_ctx *g, const gen_plan *p, gen_kind kind, const gen_rng *tile_rng,
                                 uint64_t tile, size_t slot, int phase, int part);
 
+/* Elements one at a time, for one thread per element (or per word) of a
+ * part (the GPU).  Where generator `kind` draws a fixed number of values for
+ * each element of a role, element q of a part of that role is a function of
+ * the part's stream, the tile's plan and the tile number alone:
+ *   gen_elem_roles: the roles where it is (GEN_ELEM_A: rows of A, _B:
+ *     columns of B, _C: rows of C), on dense unscaled floating-point rows:
+ *     every role of uniform, window, boundary and table (but fractions
+ *     wider than 40 bits), rows of A and columns of B of cancel and zero;
+ *   gen_part_stream: the stream of part (phase, part) of the tile (the one
+ *     gen_run_part draws from);
+ *   gen_part_elem: element q (< K for A and B, < N for C) of that part, for
+ *     a role gen_elem_roles gives, from the tile's plan (gen_plan_tile):
+ *     the value gen_run_part writes there.  Element values are as the tile
+ *     layout holds them (mf_tile_elem_bytes). */
+#define GEN_ELEM_A 1u
+#define GEN_ELEM_B 2u
+#define GEN_ELEM_C 4u
+MF_HD unsigned gen_elem_roles(const gen_ctx *g, const gen_prep *pp, gen_kind kind);
+MF_HD gen_rng gen_part_stream(const gen_ctx *g, const gen_rng *tile_rng, int phase, int part);
+MF_HD uint64_t gen_part_elem(const gen_ctx *g, const gen_plan *p, gen_kind kind, const gen_rng *part_rng,
+                             uint64_t tile, int phase, int part, int q);
+
 /* Generate tiles first .. first+ntiles-1 of the campaign `seed` with the
  * default mix (no saved cases) into slots 0 .. ntiles-1: `record`, the
  * device tests and benchmarks.  Tile t is the tile `run` generates as tile

@@ -108,14 +108,38 @@ __global__ void __launch_bounds__(256) vpick_kernel(const __grid_constant__ VPar
     }
 }
 
-/* One thread: the start of each generator's tiles (count[0..G) -> start, cursor). */
-__global__ void vscan_kernel(unsigned *count)
+/* The order of the generators' groups of tiles in a chunk (perm): first the
+ * generators whose every role is generated element by element (velem_kernel),
+ * then those whose rows of A and columns of B are, then the rest; n_all and
+ * n_ab count the first two groups of generators. */
+struct VOrder {
+    unsigned char kind[mfd::GEN_COUNT];
+    int n_all, n_ab;
+};
+
+/* count[]: per generator its tiles' count, start and cursor (3 x GEN_COUNT),
+ * then the number of leading tiles of perm generated element by element for C
+ * (kElemC) and for A and B (kElemAB). */
+const int kElemC = 3 * mfd::GEN_COUNT, kElemAB = 3 * mfd::GEN_COUNT + 1, kCountLen = 3 * mfd::GEN_COUNT + 2;
+
+/* One thread: the start of each generator's tiles in the order o (count[0..G) -> start, cursor), and the
+ * leading tiles of the element-by-element generators. */
+__global__ void vscan_kernel(unsigned *count, VOrder o)
 {
     unsigned at = 0;
-    for (int k = 0; k < mfd::GEN_COUNT; k++) {
+    for (int q = 0; q < mfd::GEN_COUNT; q++) {
+        const int k = o.kind[q];
         count[mfd::GEN_COUNT + k] = count[2 * mfd::GEN_COUNT + k] = at;
         at += count[k];
+        if (q + 1 == o.n_all)
+            count[kElemC] = at;
+        if (q + 1 == o.n_ab)
+            count[kElemAB] = at;
     }
+    if (o.n_all == 0)
+        count[kElemC] = 0;
+    if (o.n_ab == 0)
+        count[kElemAB] = 0;
 }
 
 __global__ void __launch_bounds__(256) vscatter_kernel(unsigned ntiles, const unsigned char *kind, unsigned *count,
@@ -147,12 +171,17 @@ const int kPartThreads = 128, kPartMin = 8, kPlanSlots = kPartThreads / kPartMin
 __global__ void __launch_bounds__(kPartThreads) vpart_kernel(const __grid_constant__ VParams p,
                                                              const unsigned char *kind,
                                                              const unsigned long long *rng, const unsigned *perm,
-                                                             int phase, unsigned lo, unsigned parts)
+                                                             const unsigned *count, int skip, int phase,
+                                                             unsigned lo, unsigned parts)
 {
     __shared__ mfd::gen_prep sprep;
     __shared__ mfd::gen_plan splan[kPlanSlots];
+    /* the tiles perm[0 .. count[skip]) are velem_kernel's (skip < 0: none) */
+    if (skip >= 0)
+        perm += count[skip];
     /* a chunk's tiles times parts (at most M + N) stays below 2^32 (vgpu_chunk_tiles) */
-    const unsigned total = (unsigned)p.ntiles * parts, step = gridDim.x * blockDim.x;
+    const unsigned nt = (unsigned)p.ntiles - (skip >= 0 ? count[skip] : 0u);
+    const unsigned total = nt * parts, step = gridDim.x * blockDim.x;
     if (parts < (unsigned)kPartMin) {
         for (unsigned q = blockIdx.x * blockDim.x + threadIdx.x; q < total; q += step) {
             const unsigned t = perm[q / parts], part = q - (q / parts) * parts;
@@ -185,6 +214,82 @@ __global__ void __launch_bounds__(kPartThreads) vpart_kernel(const __grid_consta
             r.s = rng[t];
             mfd::gen_run_part_planned(&p.g, &splan[u - u0], (mfd::gen_kind)kind[t], &r,
                                       p.base + p.stride * (p.first + t), (size_t)t, phase, (int)(lo + part));
+        }
+        __syncthreads();
+    }
+}
+
+/* Threads of a velem_kernel block; a tile takes at least kElemMin of them
+ * (elem_threads), so a block's threads span at most kElemPlans tiles. */
+const int kElemThreads = 256, kElemMin = 16, kElemPlans = kElemThreads / kElemMin + 1;
+
+/* One role of the tiles perm[0 .. count[which]) (their generators' elements
+ * one at a time: gen_elem_roles, gen_part_elem), one thread per word of
+ * `per` consecutive elements (16 or 8 bytes, or one element where a row is
+ * not a whole number of words): role 0 the rows of A, 1 the columns of B, 2 the
+ * rows of C, each `rows` parts of `len` elements of `es` bytes.  The
+ * threads of a warp write neighbouring words, and no thread walks a row
+ * draw by draw: the part kernels' threads each wrote a row of their own,
+ * a warp's store touching 32 sectors, and waited on their draws in turn
+ * (ncu, H100).  Each tile's plan is worked out once by one thread of the
+ * block, into shared memory, as in vpart_kernel. */
+__global__ void __launch_bounds__(kElemThreads) velem_kernel(const __grid_constant__ VParams p,
+                                                             const unsigned char *kind,
+                                                             const unsigned long long *rng, const unsigned *perm,
+                                                             const unsigned *count, int which, int role,
+                                                             unsigned rows, unsigned len, unsigned es, unsigned per)
+{
+    __shared__ mfd::gen_prep sprep;
+    __shared__ mfd::gen_plan splan[kElemPlans];
+    const unsigned words = len / per, tpt = rows * words, total = count[which] * tpt;
+    const unsigned step = gridDim.x * blockDim.x;
+    const int phase = role == 2;
+    const unsigned part0 = role == 1 ? (unsigned)p.m : 0u;
+    unsigned char *const base = (unsigned char *)(role == 0 ? p.g.A : role == 1 ? p.g.B : p.g.C);
+    const unsigned long long emask = es >= 8 ? ~0ull : (1ull << (8 * es)) - 1;
+    if (threadIdx.x == 0)
+        sprep = p.prep;
+    __syncthreads();
+    /* the bounds of this loop are the block's: every thread reaches both barriers */
+    for (unsigned b0 = blockIdx.x * blockDim.x; b0 < total; b0 += step) {
+        const unsigned u0 = b0 / tpt, end = total - b0 < blockDim.x ? total : b0 + blockDim.x;
+        const unsigned nplan = (end - 1) / tpt - u0 + 1;   /* <= kElemPlans */
+        if (threadIdx.x < nplan) {
+            const unsigned t = perm[u0 + threadIdx.x];
+            mfd::gen_rng r;
+            r.s = rng[t];
+            mfd::gen_plan_tile(&p.g, &sprep, (mfd::gen_kind)kind[t], &r, p.base + p.stride * (p.first + t),
+                               &splan[threadIdx.x]);
+        }
+        __syncthreads();
+        const unsigned q = b0 + threadIdx.x;
+        if (q < total) {
+            const unsigned u = q / tpt, w = q - u * tpt, row = w / words, word = w - row * words;
+            const unsigned t = perm[u];
+            const mfd::gen_kind k = (mfd::gen_kind)kind[t];
+            const unsigned long long tile = p.base + p.stride * (p.first + t);
+            const int part = (int)(part0 + row);
+            mfd::gen_rng tr;
+            tr.s = rng[t];
+            const mfd::gen_rng pr = mfd::gen_part_stream(&p.g, &tr, phase, part);
+            unsigned long long lo = 0, hi = 0;   /* bytes 0-7 and 8-15 of the word */
+            for (unsigned e = 0; e < per; e++) {
+                const unsigned long long x = mfd::gen_part_elem(&p.g, &splan[u - u0], k, &pr, tile, phase, part,
+                                                                (int)(word * per + e));
+                const unsigned bit = 8 * es * e;
+                if (bit < 64)
+                    lo |= (x & emask) << bit;
+                else
+                    hi |= (x & emask) << (bit - 64);
+            }
+            unsigned char *dst = base + (((size_t)t * rows + row) * len + (size_t)word * per) * es;
+            switch (es * per) {
+            case 16: *(ulonglong2 *)dst = make_ulonglong2(lo, hi); break;
+            case 8: *(unsigned long long *)dst = lo; break;
+            case 4: *(unsigned *)dst = (unsigned)lo; break;
+            case 2: *(unsigned short *)dst = (unsigned short)lo; break;
+            default: *dst = (unsigned char)lo; break;
+            }
         }
         __syncthreads();
     }
@@ -423,7 +528,7 @@ void (*vfixed_for(const mf_instr *in, const mf_instr *model, int cc))(VParams)
 struct Vgpu {
     int ordinal, sms;
     int cc;                     /* compute capability, major * 10 + minor (the fixed-shape checks: 90) */
-    int pick_grid, run_grid, chk_grid;  /* blocks of a whole-GPU launch of each kernel */
+    int pick_grid, run_grid, elem_grid, chk_grid;  /* blocks of a whole-GPU launch of each kernel */
     VSlot slot[kSlots];
     int ready;                  /* streams created */
     unsigned turn;
@@ -440,12 +545,17 @@ struct Vgpu {
     unsigned long long pool_version;
     size_t pool_n;
     int pool_valid;
+    mfd::gen_saved_case *pool_stage;   /* its host staging (upload_inputs), stage_cap entries */
+    const mfd::gen_saved_case **view_stage;
+    size_t stage_cap;
     /* this call */
     unsigned long long cases;
     double seconds;
     /* MMAFUZZ_VERIFY_STAGES=1: milliseconds of each stage (generation, instruction, model and comparison),
      * summed over the chunks, printed when the device is closed */
     int stages;
+    int check_gen;              /* MMAFUZZ_VERIFY_CHECK_GEN=1: check_generation on each call's first chunk */
+    int elem;                   /* generation element by element where it can (velem_kernel); MMAFUZZ_VERIFY_ELEM=0: not */
     double stage_ms[3];
     unsigned long long stage_chunks;
     VStageRow st_row[kStageRows];   /* per row (the first kStageRows rows timed; the totals count all) */
@@ -474,9 +584,15 @@ Vgpu *vgpu_new(int ordinal, int sms)
 void vgpu_forget(Vgpu *v)
 {
     int ordinal = v->ordinal, sms = v->sms;
+    mfd::gen_saved_case *ps = v->pool_stage;   /* host memory: kept */
+    const mfd::gen_saved_case **vs = v->view_stage;
+    size_t cap = v->stage_cap;
     memset(v, 0, sizeof *v);
     v->ordinal = ordinal;
     v->sms = sms;
+    v->pool_stage = ps;
+    v->view_stage = vs;
+    v->stage_cap = cap;
 }
 
 /* Add the stage times of the slot's finished chunk. */
@@ -535,6 +651,8 @@ void vgpu_free(Vgpu *v)
     for (void *b : bufs)
         if (b)
             cudaFree(b);
+    free(v->pool_stage);
+    free((void *)v->view_stage);
     free(v);
 }
 
@@ -611,22 +729,82 @@ static cudaError_t upload_inputs(Vgpu *v, const mf_verify_req *rq, const char **
         v->pool_cap = rq->nview;
     }
     if (rq->nview) {
-        std::vector<mfd::gen_saved_case> cases(rq->nview);
-        std::vector<const mfd::gen_saved_case *> ptrs(rq->nview);
+        /* staged in host arrays kept from call to call: the pool changes with the instruction, every call of a
+         * run over several, and fresh arrays of some megabytes a call cost their page faults each time */
+        if (rq->nview > v->stage_cap) {
+            free(v->pool_stage);
+            free(v->view_stage);
+            v->pool_stage = (mfd::gen_saved_case *)malloc(rq->nview * sizeof *v->pool_stage);
+            v->view_stage = (const mfd::gen_saved_case **)malloc(rq->nview * sizeof *v->view_stage);
+            v->stage_cap = v->pool_stage && v->view_stage ? rq->nview : 0;
+            if (!v->stage_cap) {
+                *what = "staging the mutation pool (host memory)";
+                return cudaErrorMemoryAllocation;
+            }
+        }
+        mfd::gen_saved_case *cases = v->pool_stage;
+        const mfd::gen_saved_case **ptrs = v->view_stage;
         static_assert(sizeof(mfd::mf_case) == sizeof(mf_case), "the device-code model's mf_case is the host's");
         for (size_t q = 0; q < rq->nview; q++) {
             cases[q].in = v->d_in;
             memcpy(&cases[q].cs, &rq->view[q]->cs, sizeof(mf_case));
             ptrs[q] = v->d_pool + q;
         }
-        VCK(cudaMemcpy(v->d_pool, cases.data(), rq->nview * sizeof *v->d_pool, cudaMemcpyHostToDevice));
-        VCK(cudaMemcpy((void *)v->d_view, ptrs.data(), rq->nview * sizeof *v->d_view, cudaMemcpyHostToDevice));
+        VCK(cudaMemcpy(v->d_pool, cases, rq->nview * sizeof *v->d_pool, cudaMemcpyHostToDevice));
+        VCK(cudaMemcpy((void *)v->d_view, ptrs, rq->nview * sizeof *v->d_view, cudaMemcpyHostToDevice));
     }
     v->pool_in = rq->in;
     v->pool_version = rq->view_version;
     v->pool_n = rq->nview;
     v->pool_valid = 1;
     return cudaSuccess;
+}
+
+/* MMAFUZZ_VERIFY_CHECK_GEN=1 (a self-check, for tests): the first tiles of a
+ * call's first chunk, as the GPU generated them, against the host's gen_tile
+ * of the same request.  @return 0 if equal, else 1 with what differs on
+ * stderr. */
+static int check_generation(const mf_verify_req *rq, int m, int n, int k, unsigned long long first,
+                            unsigned long long ntiles, unsigned char *const dev[5])
+{
+    const mf_instr *in = rq->in;
+    const size_t len[5] = {(size_t)m * k * mf_abi_elem_bytes(in->fa), (size_t)n * k * mf_abi_elem_bytes(in->fb),
+                           (size_t)m * n * mf_abi_elem_bytes(in->fc), 0,
+                           in->sparse ? (size_t)m * in->n_meta : 0};
+    const size_t nt = ntiles < 1024 ? (size_t)ntiles : 1024;
+    std::vector<unsigned char> got[5], want[5];
+    for (int a = 0; a < 5; a++) {
+        got[a].assign(nt * len[a] + 1, 0);
+        want[a].assign(nt * len[a] + 1, 0);
+        if (len[a] && cudaMemcpy(got[a].data(), dev[a], nt * len[a], cudaMemcpyDeviceToHost) != cudaSuccess)
+            return 1;
+    }
+    ::gen_ctx g;
+    memset(&g, 0, sizeof g);
+    g.in = in;
+    g.m = m;
+    g.n = n;
+    g.k = k;
+    g.seed = rq->seed;
+    g.mix = rq->mix;
+    g.view = rq->view;
+    g.nview = rq->nview;
+    g.A = want[0].data();
+    g.B = want[1].data();
+    g.C = want[2].data();
+    g.SA = in->sparse ? want[4].data() : NULL;
+    static const char *const name[5] = {"A", "B", "C", "D", "SA"};
+    for (size_t t = 0; t < nt; t++) {
+        const unsigned long long tile = rq->tile_base + rq->tile_stride * (first + t);
+        const ::gen_kind kind = ::gen_tile(&g, tile, t);
+        for (int a = 0; a < 5; a++)
+            if (len[a] && memcmp(got[a].data() + t * len[a], want[a].data() + t * len[a], len[a])) {
+                fprintf(stderr, "MMAFUZZ_VERIFY_CHECK_GEN: %s, tile %llu (generator %s): %s generated on the GPU "
+                        "differs from the host's\n", in->name, tile, ::gen_name(kind), name[a]);
+                return 1;
+            }
+    }
+    return 0;
 }
 
 cudaError_t vgpu_run(Vgpu *v, VgpuShared *sh, const VgpuKernel *kern, const char **what)
@@ -639,6 +817,9 @@ cudaError_t vgpu_run(Vgpu *v, VgpuShared *sh, const VgpuKernel *kern, const char
     if (!v->ready) {
         const char *st = getenv("MMAFUZZ_VERIFY_STAGES");
         v->stages = st && !strcmp(st, "1");
+        const char *el = getenv("MMAFUZZ_VERIFY_ELEM"), *cg = getenv("MMAFUZZ_VERIFY_CHECK_GEN");
+        v->elem = !(el && !strcmp(el, "0"));
+        v->check_gen = cg && !strcmp(cg, "1");
         for (int s = 0; s < kSlots; s++) {
             VCK(cudaStreamCreateWithFlags(&v->slot[s].stream, cudaStreamNonBlocking));
             for (int q = 0; q < 4 && v->stages; q++)
@@ -659,6 +840,8 @@ cudaError_t vgpu_run(Vgpu *v, VgpuShared *sh, const VgpuKernel *kern, const char
         v->pick_grid = v->sms * (per > 0 ? per : 1);
         VCK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per, vpart_kernel, kPartThreads, 0));
         v->run_grid = v->sms * (per > 0 ? per : 1);
+        VCK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per, velem_kernel, kElemThreads, 0));
+        v->elem_grid = v->sms * (per > 0 ? per : 1);
         VCK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per, vcheck_kernel, 256, 0));
         v->chk_grid = v->sms * (per > 0 ? per : 1);
         v->ready = 1;
@@ -709,11 +892,45 @@ cudaError_t vgpu_run(Vgpu *v, VgpuShared *sh, const VgpuKernel *kern, const char
     hg.m = sh->m;
     hg.n = sh->n;
     hg.k = sh->k;
+    ::gen_prep hp;
+    ::gen_prepare(&hg, &hp);
+    static_assert(sizeof hp == sizeof p.prep, "the device-code gen_prep is the host's");
+    memcpy(&p.prep, &hp, sizeof hp);
+    /* generation element by element (velem_kernel): per role (A rows, B columns, C rows) its parts, their
+     * elements, bytes and elements per thread; a role whose tiles take fewer than kElemMin threads stays with
+     * the part kernel; the generators ordered (VOrder) so that the element-by-element tiles lead */
+    struct { unsigned rows, len, es, per; int ok; } er[3];
+    const mf_format efmt[3] = {in->fa, in->fb, in->fc};
+    for (int r = 0; r < 3; r++) {
+        er[r].rows = (unsigned)(r == 1 ? sh->n : sh->m);
+        er[r].len = (unsigned)(r == 2 ? sh->n : sh->k);
+        er[r].es = (unsigned)mf_abi_elem_bytes(efmt[r]);
+        /* words of 16 bytes where the tile still has kElemMin threads of them, else of 8, else elements */
+        const unsigned row_bytes = er[r].len * er[r].es;
+        er[r].per = 1;
+        for (unsigned w = 16; w >= 8 && er[r].per == 1; w /= 2)
+            if (er[r].es < w && row_bytes % w == 0 && er[r].rows * (row_bytes / w) >= (unsigned)kElemMin)
+                er[r].per = w / er[r].es;
+        er[r].ok = v->elem && er[r].rows * (er[r].len / er[r].per) >= (unsigned)kElemMin;
+    }
+    VOrder order;
     {
-        ::gen_prep hp;
-        ::gen_prepare(&hg, &hp);
-        static_assert(sizeof hp == sizeof p.prep, "the device-code gen_prep is the host's");
-        memcpy(&p.prep, &hp, sizeof hp);
+        int n = 0;
+        unsigned roles[mfd::GEN_COUNT];
+        for (int k = 0; k < mfd::GEN_COUNT; k++) {
+            unsigned m = ::gen_elem_roles(&hg, &hp, (::gen_kind)k);
+            roles[k] = (m & GEN_ELEM_A) && (m & GEN_ELEM_B) && er[0].ok && er[1].ok
+                           ? ((m & GEN_ELEM_C) && er[2].ok ? 2u : 1u) : 0u;
+        }
+        for (unsigned lv = 3; lv-- > 0;) {
+            for (int k = 0; k < mfd::GEN_COUNT; k++)
+                if (roles[k] == lv)
+                    order.kind[n++] = (unsigned char)k;
+            if (lv == 2)
+                order.n_all = n;
+            if (lv == 1)
+                order.n_ab = n;
+        }
     }
     const size_t mn = (size_t)sh->m * (size_t)sh->n;
     const size_t per_tile[5] = {(size_t)sh->m * sh->k * p.ea, (size_t)sh->n * sh->k * p.eb, mn * p.ec, mn * p.ed,
@@ -744,7 +961,7 @@ cudaError_t vgpu_run(Vgpu *v, VgpuShared *sh, const VgpuKernel *kern, const char
             VCK(cudaMalloc((void **)&s->kind, sh->chunk_tiles));
             VCK(cudaMalloc((void **)&s->rng, sh->chunk_tiles * sizeof *s->rng));
             VCK(cudaMalloc((void **)&s->perm, sh->chunk_tiles * sizeof *s->perm));
-            VCK(cudaMalloc((void **)&s->count, 3 * mfd::GEN_COUNT * sizeof *s->count));
+            VCK(cudaMalloc((void **)&s->count, kCountLen * sizeof *s->count));
             s->tiles_cap = sh->chunk_tiles;
         }
         p.first = rq->first + lo;
@@ -770,18 +987,32 @@ cudaError_t vgpu_run(Vgpu *v, VgpuShared *sh, const VgpuKernel *kern, const char
         }
         VCK(cudaMemsetAsync(s->count, 0, mfd::GEN_COUNT * sizeof *s->count, s->stream));
         vpick_kernel<<<v->pick_grid, 256, 0, s->stream>>>(p, s->kind, s->rng, s->count);
-        vscan_kernel<<<1, 1, 0, s->stream>>>(s->count);
+        vscan_kernel<<<1, 1, 0, s->stream>>>(s->count, order);
         vscatter_kernel<<<v->pick_grid, 256, 0, s->stream>>>((unsigned)nt, s->kind, s->count, s->perm);
         for (int phase = 0; phase < 2; phase++) {
             const unsigned parts = (unsigned)::gen_part_count(&hg, phase);
             /* phase 0: rows of A (parts 0 .. M-1), then columns of B (M .. M+N-1) */
             const unsigned split = phase == 0 && parts == (unsigned)(sh->m + sh->n) ? (unsigned)sh->m : parts;
-            vpart_kernel<<<v->run_grid, kPartThreads, 0, s->stream>>>(p, s->kind, s->rng, s->perm, phase, 0, split);
+            /* the leading tiles element by element, the others part by part */
+            const int skip = phase == 0 ? (order.n_ab ? kElemAB : -1) : (order.n_all ? kElemC : -1);
+            for (int r = phase == 0 ? 0 : 2; skip >= 0 && r < (phase == 0 ? 2 : 3); r++)
+                velem_kernel<<<v->elem_grid, kElemThreads, 0, s->stream>>>(p, s->kind, s->rng, s->perm, s->count,
+                                                                           skip, r, er[r].rows, er[r].len, er[r].es,
+                                                                           er[r].per);
+            vpart_kernel<<<v->run_grid, kPartThreads, 0, s->stream>>>(p, s->kind, s->rng, s->perm, s->count, skip,
+                                                                      phase, 0, split);
             if (split < parts)
-                vpart_kernel<<<v->run_grid, kPartThreads, 0, s->stream>>>(p, s->kind, s->rng, s->perm, phase, split,
-                                                                 parts - split);
+                vpart_kernel<<<v->run_grid, kPartThreads, 0, s->stream>>>(p, s->kind, s->rng, s->perm, s->count,
+                                                                          skip, phase, split, parts - split);
         }
         VCK(cudaGetLastError());
+        if (v->check_gen && c == 0) {
+            VCK(cudaStreamSynchronize(s->stream));
+            if (check_generation(rq, sh->m, sh->n, sh->k, p.first, nt, s->buf)) {
+                *what = "MMAFUZZ_VERIFY_CHECK_GEN: the GPU's tiles differ from the host's";
+                return cudaErrorUnknown;
+            }
+        }
         mf_kargs ka = {s->buf[0], s->buf[1], s->buf[2], s->buf[3], nt, in->sparse ? s->buf[4] : NULL};
         void *args[1] = {&ka};
         unsigned long long blocks = (nt + (unsigned long long)kern->k->tiles_per_block - 1) /
@@ -810,7 +1041,7 @@ cudaError_t vgpu_run(Vgpu *v, VgpuShared *sh, const VgpuKernel *kern, const char
     return cudaSuccess;
 }
 
-cudaError_t vgpu_collect(Vgpu *v, mf_verify_hit *out, size_t cap, unsigned long long *found, size_t *copied,
+cudaError_t vgpu_collect(Vgpu *v, std::vector<mf_verify_hit> *out, size_t cap, unsigned long long *found,
                          unsigned long long *cases, double *seconds)
 {
     const char *what_ = NULL;
@@ -821,10 +1052,11 @@ cudaError_t vgpu_collect(Vgpu *v, mf_verify_hit *out, size_t cap, unsigned long 
     size_t take = n < cap ? (size_t)n : cap;
     if (take > v->hits_cap)
         take = v->hits_cap;
+    const size_t at = out->size();
+    out->resize(at + take);
     if (take)
-        VCK(cudaMemcpy(out, v->d_hits, take * sizeof *out, cudaMemcpyDeviceToHost));
+        VCK(cudaMemcpy(out->data() + at, v->d_hits, take * sizeof(mf_verify_hit), cudaMemcpyDeviceToHost));
     *found = n;
-    *copied = take;
     *cases = v->cases;
     *seconds = v->seconds;
     return cudaSuccess;

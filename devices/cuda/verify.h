@@ -14,6 +14,8 @@
 
 #include <cuda_runtime.h>
 
+#include <vector>
+
 /* Per-GPU verification state (buffers, streams, the pool's device copy). */
 struct Vgpu;
 
@@ -43,9 +45,9 @@ struct VgpuShared {
  * what[] naming the failed call. */
 cudaError_t vgpu_run(Vgpu *v, VgpuShared *sh, const VgpuKernel *kern, const char **what);
 
-/* After vgpu_run: disagreements found, hits copied into out (at most cap),
- * cases run, device seconds. */
-cudaError_t vgpu_collect(Vgpu *v, mf_verify_hit *out, size_t cap, unsigned long long *found, size_t *copied,
+/* After vgpu_run: disagreements found, the first min(found, cap) hits
+ * appended to *out, cases run, device seconds. */
+cudaError_t vgpu_collect(Vgpu *v, std::vector<mf_verify_hit> *out, size_t cap, unsigned long long *found,
                          unsigned long long *cases, double *seconds);
 
 /* Tiles per chunk for a tile shape: about 2^25 cases (fewer than 2^32: the

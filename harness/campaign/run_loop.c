@@ -1114,6 +1114,13 @@ static void host_check_range(loop_ctx *L, batch *b, run_instr *r, unsigned long 
     }
 }
 
+/* --verify gpu: the most cases of one device call.  A call ends with the
+ * GPU's pipeline drained (its last chunk runs alone, then the host collects
+ * the disagreements), so a call should be many chunks (about 2^25 cases
+ * each, devices/cuda/verify.cu); 2^30 is 32 of them, about a fifth of a
+ * second on an H100. */
+#define GPU_CALL_MAX_CASES ((unsigned long long)1 << 30)
+
 /* --verify gpu: tiles [first, first + nt) of r generated, run, evaluated and
  * compared on the device; the disagreements come back sorted by (tile, i, j)
  * and are counted and filed like a host batch's.  gb: a batch whose arrays
@@ -1156,7 +1163,7 @@ static void gpu_batch(loop_ctx *L, run_instr *r, unsigned long long first, size_
     unsigned long long per = (unsigned long long)r->m * (unsigned long long)r->n;
     if (res.mismatches > rq.hits_cap / 4 && r->gpu_tiles > 1)
         r->gpu_tiles = res.overflow ? (r->gpu_tiles + 3) / 4 : (r->gpu_tiles + 1) / 2;
-    else if (res.mismatches < rq.hits_cap / 16 && r->gpu_tiles * per < ((unsigned long long)1 << 28))
+    else if (res.mismatches < rq.hits_cap / 16 && r->gpu_tiles * per < GPU_CALL_MAX_CASES)
         r->gpu_tiles *= 2;
     if (res.overflow) {
         host_check_range(L, hb, r, first, nt, view, nview);

@@ -17,6 +17,11 @@
 #             record the cases of each
 #   campaign  one shard on the host path, one on the GPU, two shards on the GPU
 #             merged: the campaigns are equal (tests/campaign/lib.sh)
+#   gen       every hopper row the GPU check takes (the default model), with the
+#             golden recordings as starting pool: each call's first tiles as the
+#             GPU generated them equal the host's gen_tile
+#             (MMAFUZZ_VERIFY_CHECK_GEN=1), element by element and part by part
+#             (MMAFUZZ_VERIFY_ELEM=0)
 #   refuse    --verify gpu on a model:ARCH device is refused with a clear message
 set -u
 EXE=$1
@@ -115,6 +120,16 @@ campaign)
     [ "$(awk '$1 == "instr" { s += $4 } END { print s + 0 }' h.sum)" -ge 100000 ] || bad "h: too few disagreements"
     cmp -s h.sum g.sum || bad "gpu campaign differs from host's: $(diff h.sum g.sum | head -4 | tr '\n' ' ')"
     cmp -s h.sum s.sum || bad "two gpu shards differ from host's: $(diff h.sum s.sum | head -4 | tr '\n' ' ')"
+    ;;
+gen)
+    for el in 1 0; do
+        MMAFUZZ_VERIFY_CHECK_GEN=1 MMAFUZZ_VERIFY_ELEM=$el "$EXE" run --device cuda --instr 'hopper/*' -seed 2028 \
+            -runs 400000000 --corpus "$HERE/../../corpus/golden/h100" --out gen$el >gen$el.txt 2>gen$el.err
+        rc=$?
+        grep -q "MMAFUZZ_VERIFY_CHECK_GEN" gen$el.err && bad "elem=$el: $(grep -m1 MMAFUZZ_VERIFY_CHECK_GEN gen$el.err)"
+        [ $rc -eq 0 ] || bad "elem=$el: exit $rc: $(tail -3 gen$el.err)"
+        grep -q "verified on 1 GPU" gen$el.txt || bad "elem=$el: not verified on the GPU: $(tail -2 gen$el.txt)"
+    done
     ;;
 refuse)
     "$EXE" run --device model:hopper --verify gpu -runs 1000 --out r >r.txt 2>r.err && bad "model:ARCH with --verify gpu ran"

@@ -143,9 +143,49 @@ static void shuffle(int *perm, int n, gen_rng *r)
     }
 }
 
+/* Every element of every role gen_elem_roles gives for this tile, one at a
+ * time (gen_part_stream, gen_part_elem, from the tile's plan), equals the
+ * element gen_tile wrote into slot 1 of ref.  elems[role] counts them. */
+static void check_elems(const gen_ctx *c, gen_kind kind, const gen_rng *tile_rng, uint64_t t, const bufs *ref,
+                        long elems[3])
+{
+    const mf_instr *in = c->in;
+    gen_prep pp;
+    gen_plan plan;
+    gen_prepare(c, &pp);
+    memset(&plan, 0xC3, sizeof plan);
+    plan.va = plan.vb = plan.vc = &pp.va;
+    gen_plan_tile(c, &pp, kind, tile_rng, t, &plan);
+    const unsigned roles = gen_elem_roles(c, &pp, kind);
+    static const char *const what[3] = {"A row", "B column", "C row"};
+    const mf_format fmt[3] = {in->fa, in->fb, in->fc};
+    for (int role = 0; role < 3; role++) {
+        if (!(roles >> role & 1))
+            continue;
+        const int rows = role == 1 ? c->n : c->m, len = role == 2 ? c->n : c->k;
+        const size_t es = mf_tile_elem_bytes(fmt[role]);
+        for (int i = 0; i < rows; i++) {
+            const int phase = role == 2, part = role == 1 ? c->m + i : i;
+            const gen_rng pr = gen_part_stream(c, tile_rng, phase, part);
+            for (int q = len - 1; q >= 0; q--) {   /* backwards: no element leans on the one before */
+                uint64_t got = gen_part_elem(c, &plan, kind, &pr, t, phase, part, q);
+                uint64_t want = mf_elem_get(es, ref->p[role] + ref->slot_len[role], (size_t)i * len + q);
+                if (got != want) {
+                    CHECK(0, "%s, generator %s, tile %llu: %s %d element %d one at a time is %llx, gen_tile wrote %llx",
+                          in->name, gen_table[kind].name, (unsigned long long)t, what[role], i, q,
+                          (unsigned long long)got, (unsigned long long)want);
+                    return;
+                }
+                elems[role]++;
+            }
+        }
+    }
+}
+
 /* Tiles of instruction `in` (shape m x n x k) under each generator alone:
- * parts in a shuffled order == gen_tile. */
-static void check_parts(const mf_instr *in, int m, int n, int k, gen_rng *shuf, long *ntiles)
+ * parts in a shuffled order == gen_tile, and the elements that can be
+ * generated one at a time are gen_tile's too. */
+static void check_parts(const mf_instr *in, int m, int n, int k, gen_rng *shuf, long *ntiles, long elems[3])
 {
     bufs ref, par;
     bufs_alloc(&ref, in, m, n, k);
@@ -211,6 +251,7 @@ static void check_parts(const mf_instr *in, int m, int n, int k, gen_rng *shuf, 
                 CHECK(!outside, "%s, generator %s: the parts wrote %s outside their slot", in->name,
                       gen_table[gk].name, what[a]);
             }
+            check_elems(&cp, kind, &r, t, &ref, elems);
             /* gen_run: the same bytes, again */
             bufs_fill(&par, 0x5A);
             gen_run(&cp, kind, &r, t, 1);
@@ -365,7 +406,8 @@ static void bench(void)
 {
     const char *names[] = {"hopper/mma.m16n8k16.f32.f16.f16.f32", "hopper/wgmma.m64n8k32.f32.e4m3.e4m3",
                            "blackwell/tcgen05.mma.block_scale.m128n8k32.block32.f32.e5m2.e4m3.ue8m0",
-                           "hopper/mma.m16n8k16.s32.s8.s8.s32"};
+                           "hopper/mma.m16n8k16.s32.s8.s8.s32", "hopper/mma.m16n8k32.f32.e4m3.e4m3.f32",
+                           "hopper/mma.m16n8k32.f16.e4m3.e4m3.f16"};
     for (size_t ii = 0; ii < sizeof names / sizeof names[0]; ii++) {
         const mf_instr *in = mf_instr_find(names[ii]);
         if (!in)
@@ -413,18 +455,25 @@ int main(int argc, char **argv)
         return 0;
     }
     gen_rng shuf = rng_derive(0x5eed, 1, 2);
-    long ntiles = 0;
+    long ntiles = 0, elems[3] = {0, 0, 0};
     for (size_t i = 0; i < NINSTR; i++) {
         const mf_instr *in = mf_instr_find(instrs[i]);
         CHECK(in != NULL, "no row %s", instrs[i]);
         if (!in)
             continue;
-        check_parts(in, in->m, in->n, in->k, &shuf, &ntiles);
+        long e3[3] = {0, 0, 0};
+        check_parts(in, in->m, in->n, in->k, &shuf, &ntiles, e3);
+        /* the rows the GPU check generates element by element: each role has elements one at a time */
+        if (!in->sparse && !in->n_scales && !mf_format_is_int(in->fa))
+            CHECK(e3[0] > 0 && e3[1] > 0 && e3[2] > 0, "%s: elements one at a time: A %ld, B %ld, C %ld", in->name,
+                  e3[0], e3[1], e3[2]);
+        for (int q = 0; q < 3; q++)
+            elems[q] += e3[q];
     }
     /* a shape with N > M (mutate's cases beyond the diagonal go to B columns) */
     const mf_instr *f16 = mf_instr_find("hopper/mma.m16n8k16.f32.f16.f16.f32");
     if (f16)
-        check_parts(f16, 4, 8, f16->k, &shuf, &ntiles);
+        check_parts(f16, 4, 8, f16->k, &shuf, &ntiles, elems);
     int modes[2] = {0, 0};
     check_cancel("hopper/mma.m16n8k16.f32.f16.f16.f32", modes);
     check_cancel("hopper/wgmma.m64n8k32.f32.e4m3.e4m3", modes);
@@ -437,8 +486,9 @@ int main(int argc, char **argv)
         fprintf(stderr, "%d failures\n", failures);
         return 1;
     }
-    printf("gen parts: %ld tiles of %d generators over %d instructions equal to gen_tile part by part; cancel "
-           "(%d + %d tiles) and integer properties ok\n", ntiles, (int)GEN_COUNT, (int)NINSTR + 1, modes[0],
+    printf("gen parts: %ld tiles of %d generators over %d instructions equal to gen_tile part by part; elements one "
+           "at a time equal to gen_tile's: %ld of A, %ld of B, %ld of C; cancel (%d + %d tiles) and integer "
+           "properties ok\n", ntiles, (int)GEN_COUNT, (int)NINSTR + 1, elems[0], elems[1], elems[2], modes[0],
            modes[1]);
     return 0;
 }

@@ -6,10 +6,13 @@
  *      device (model_device.cuh), into the chunk's A, B, C arrays: the same
  *      bits the host would generate.  vpick_kernel derives each tile's
  *      stream and draws its generator (gen_pick), the tiles are grouped by
- *      generator (vscan_kernel, vscatter_kernel), and vpart_kernel runs the
- *      tiles' independent parts (gen_run_part: phase 0 the rows of A and
- *      columns of B, phase 1 the rows of C), one thread per part, so that
- *      the threads of a warp run the same generator on neighbouring rows;
+ *      generator (vscan_kernel, vscatter_kernel; VOrder puts first the
+ *      generators whose elements can be drawn one at a time), velem_kernel
+ *      writes those tiles' rows one thread per word (gen_part_elem), and
+ *      vpart_kernel runs the other tiles' independent parts (gen_run_part:
+ *      phase 0 the rows of A and columns of B, phase 1 the rows of C), one
+ *      thread per part, so that the threads of a warp run the same
+ *      generator on neighbouring rows;
  *   2. the instruction's wrapper kernel (kernels.cuh), as mf_device_run_tiles
  *      launches it, writing D;
  *   3. the check: one thread per case evaluates the model (the model's C

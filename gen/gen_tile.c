@@ -231,6 +231,12 @@ MF_HD static inline gen_rng role_rng(const gen_ctx *g, const gen_rng *tile_rng, 
 /* The per-tile plan of every generator (each uses what it needs; mmafuzz_gen.h). */
 typedef gen_plan tile_plan;
 
+/* The format a part of `role` writes (A's, B's or C's). */
+MF_HD static inline const vfmt *role_vfmt(const tile_plan *p, part_role role)
+{
+    return role == ROLE_A ? p->va : role == ROLE_B ? p->vb : p->vc;
+}
+
 /* A format of the plan read by a part's loop: on the host a local copy, so
  * that the loop's stores to the tile arrays cannot alias it; in device code
  * the plan's own (a copy there goes to local memory, which the part threads
@@ -337,7 +343,7 @@ MF_HD static void part_from_plan(const gen_ctx *g, size_t slot, const tile_plan 
 {
     (void)tile;
     const int w = p->w, ec = p->ec;
-    VFMT_USE(v, role == ROLE_A ? p->va : role == ROLE_B ? p->vb : p->vc);
+    VFMT_USE(v, role_vfmt(p, role));
     for (int idx = i0; idx < i1; idx++) {
         gen_rng rs = role_rng(g, tr, role, idx), *r = &rs;
         if (role == ROLE_A) {
@@ -403,7 +409,7 @@ MF_HD static void part_cancel(const gen_ctx *g, size_t slot, const tile_plan *p,
     (void)tile;
     const mf_instr *in = g->in;
     const int first = p->mode ? 1 : 0;         /* positions before `first` are left alone */
-    VFMT_USE(v, role == ROLE_A ? p->va : role == ROLE_B ? p->vb : p->vc);   /* the format written */
+    VFMT_USE(v, role_vfmt(p, role));   /* the format written */
     const uint64_t asign = UINT64_C(1) << (p->va->L.bits - 1), lowa = UINT64_C(1) << p->va->L.low,
                    lowb = UINT64_C(1) << p->vb->L.low;
     const int e = role == ROLE_A ? p->ca : p->cb;
@@ -437,21 +443,20 @@ MF_HD static void part_cancel(const gen_ctx *g, size_t slot, const tile_plan *p,
             continue;
         }
         /* row idx of C; mode 1 reads a0 = A[idx][0] and b0 = B[j][0] back */
-        const vfmt *vc = v;
         mf_value a0;
         memset(&a0, 0, sizeof a0);
         if (mode)
             a0 = mf_decode(in->fa, mf_elem_get(esa, g->A, IA(idx, 0)));
-        row_out o = ro_start(g->C, IC(idx, 0), (size_t)g->n, vc->es);
+        row_out o = ro_start(g->C, IC(idx, 0), (size_t)g->n, v->es);
         for (int j = 0; j < g->n; j++) {
             uint64_t x = rng_next(r), c;
             if (mode) {
                 mf_value b0 = mf_decode(in->fb, mf_elem_get(esb, g->B, IB(j, 0)));
                 c = product_into(in->fc, in, a0, b0, 1);
                 if (x & 1)
-                    c ^= UINT64_C(1) << (vc->L.low + (int)(((x >> 1) & 0xFFFF) * 3 >> 16));
+                    c ^= UINT64_C(1) << (v->L.low + (int)(((x >> 1) & 0xFFFF) * 3 >> 16));
             } else {
-                c = x & 1 ? 0 : vf_at(vc, rng_next(r), ecb - (int)(((x >> 1) & 0xFFFF) * 23 >> 16), 0);
+                c = x & 1 ? 0 : vf_at(v, rng_next(r), ecb - (int)(((x >> 1) & 0xFFFF) * 23 >> 16), 0);
             }
             ro_put(&o, c);
         }
@@ -467,7 +472,7 @@ MF_HD static void part_special(const gen_ctx *g, size_t slot, const tile_plan *p
                                part_role role, int i0, int i1, uint64_t tile)
 {
     (void)tile;
-    VFMT_USE(v, role == ROLE_A ? p->va : role == ROLE_B ? p->vb : p->vc);
+    VFMT_USE(v, role_vfmt(p, role));
     void *base = role == ROLE_A ? g->A : role == ROLE_B ? g->B : g->C;
     for (int idx = i0; idx < i1; idx++) {
         gen_rng rs = role_rng(g, tr, role, idx), *r = &rs;
@@ -593,7 +598,7 @@ MF_HD static void part_table(const gen_ctx *g, size_t slot, const tile_plan *p, 
     uint64_t t = tile;
     int xa = (int)(t % NEXPC), xb = (int)(t / NEXPC % NEXPC), xc = (int)(t / (NEXPC * NEXPC) % NEXPC);
     int pat = (int)(t / (NEXPC * NEXPC * NEXPC) % NPAT);
-    VFMT_USE(v, role == ROLE_A ? p->va : role == ROLE_B ? p->vb : p->vc);
+    VFMT_USE(v, role_vfmt(p, role));
     for (int idx = i0; idx < i1; idx++) {
         gen_rng rs = role_rng(g, tr, role, idx), *r = &rs;
         if (role == ROLE_A) {
@@ -636,42 +641,41 @@ MF_HD static void part_zero(const gen_ctx *g, size_t slot, const tile_plan *p, c
                             part_role role, int i0, int i1, uint64_t tile)
 {
     (void)tile;
-    VFMT_USE(v, role == ROLE_A ? p->va : role == ROLE_B ? p->vb : p->vc);
-    const vfmt *va = v, *vb = v, *vc = v;
+    VFMT_USE(v, role_vfmt(p, role));   /* A's, B's or C's: the part's own */
     const int ca = p->ca, cb = p->cb;
     for (int idx = i0; idx < i1; idx++) {
         gen_rng rs = role_rng(g, tr, role, idx), *r = &rs;
         if (role == ROLE_A) {
-            row_out o = ro_start(g->A, IA(idx, 0), (size_t)g->k, va->es);
+            row_out o = ro_start(g->A, IA(idx, 0), (size_t)g->k, v->es);
             for (int kk = 0; kk < g->k; kk += 2) {
                 uint64_t x = rng_next(r);
                 int sign = (int)(x & 1), zero = (x >> 1 & 7) == 0 || kk + 1 == g->k;
-                uint64_t frac = va->L.fbits ? x >> (64 - va->L.fbits) : 0;
+                uint64_t frac = v->L.fbits ? x >> (64 - v->L.fbits) : 0;
                 for (int h = 0; h < 2 && kk + h < g->k; h++) {   /* the partner: the same value, the other sign */
-                    uint64_t v = zero ? signed_zero(va, sign ^ h)
-                                      : rv_make_in(&va->L, va->f, sign ^ h, ca + (int)(x >> 4 & 1), frac);
-                    ro_put(&o, v);   /* element kk + h */
+                    uint64_t val = zero ? signed_zero(v, sign ^ h)
+                                        : rv_make_in(&v->L, v->f, sign ^ h, ca + (int)(x >> 4 & 1), frac);
+                    ro_put(&o, val);   /* element kk + h */
                 }
             }
         } else if (role == ROLE_B) {
-            uint64_t v = 0;
-            row_out o = ro_start(g->B, IB(idx, 0), (size_t)g->k, vb->es);
+            uint64_t val = 0;
+            row_out o = ro_start(g->B, IB(idx, 0), (size_t)g->k, v->es);
             for (int kk = 0; kk < g->k; kk++) {
                 if (kk % 2 == 0) {
                     uint64_t x = rng_next(r);
-                    uint64_t frac = vb->L.fbits ? x >> (64 - vb->L.fbits) : 0;
-                    v = rv_make_in(&vb->L, vb->f, (int)(x & 1), cb + (int)(x >> 1 & 1), frac);
+                    uint64_t frac = v->L.fbits ? x >> (64 - v->L.fbits) : 0;
+                    val = rv_make_in(&v->L, v->f, (int)(x & 1), cb + (int)(x >> 1 & 1), frac);
                 }
-                ro_put(&o, v);   /* b' = b */
+                ro_put(&o, val);   /* b' = b */
             }
         } else {
-            row_out o = ro_start(g->C, IC(idx, 0), (size_t)g->n, vc->es);
+            row_out o = ro_start(g->C, IC(idx, 0), (size_t)g->n, v->es);
             for (int j = 0; j < g->n; j++) {
                 uint64_t x = rng_next(r), c;
                 if (x & 6)
-                    c = signed_zero(vc, (int)(x & 1));
+                    c = signed_zero(v, (int)(x & 1));
                 else
-                    c = vf_at(vc, rng_next(r), ca + cb - 30 + (int)(x >> 8 & 15), 0);
+                    c = vf_at(v, rng_next(r), ca + cb - 30 + (int)(x >> 8 & 15), 0);
                 ro_put(&o, c);
             }
         }
@@ -1011,7 +1015,7 @@ MF_HD uint64_t gen_part_elem(const gen_ctx *g, const gen_plan *p, gen_kind kind,
 {
     int idx;
     const part_role role = part_role_of(g, phase, part, &idx);
-    const vfmt *v = role == ROLE_A ? p->va : role == ROLE_B ? p->vb : p->vc;
+    const vfmt *v = role_vfmt(p, role);
     const uint64_t d = (uint64_t)q;
     switch (kind) {
     case GEN_UNIFORM: {   /* uniform_run: whole draws as bytes, or floor(64 / bits) values a draw */

@@ -223,7 +223,8 @@ __global__ void __launch_bounds__(kPartThreads) vpart_kernel(const __grid_consta
 }
 
 /* Threads of a velem_kernel block; a tile takes at least kElemMin of them
- * (elem_threads), so a block's threads span at most kElemPlans tiles. */
+ * (vgpu_run sends a role with fewer to vpart_kernel), so a block's threads
+ * span at most kElemPlans tiles. */
 const int kElemThreads = 256, kElemMin = 16, kElemPlans = kElemThreads / kElemMin + 1;
 
 /* One role of the tiles perm[0 .. count[which]) (their generators' elements

@@ -403,6 +403,27 @@ MF_HD static void plan_cancel(const gen_ctx *g, gen_rng *pr, uint64_t tile, tile
     p->mode = (int)rng_below(pr, 2);   /* 0: pairs cancel; 1: c also cancels product 0 */
 }
 
+/* The partner of value `prev` (the element before it) in a row of A (the
+ * negated value, up to three low-bit steps off) or a column of B (the same
+ * value, maybe one low bit off), from its own draw x. */
+MF_HD static inline uint64_t cancel_partner(const vfmt *v, part_role role, uint64_t prev, uint64_t x)
+{
+    if (role == ROLE_A) {
+        uint64_t val = prev ^ (UINT64_C(1) << (v->L.bits - 1));
+        if (x & 1)
+            val ^= (UINT64_C(1) << v->L.low) * (1 + (((x >> 1) & 0xFFFF) * 3 >> 16));
+        return val;
+    }
+    return x & 1 ? prev ^ (UINT64_C(1) << v->L.low) : prev;
+}
+
+/* 1 if position kk of a row of A or column of B is the partner of kk - 1
+ * (pairs from position `first`). */
+MF_HD static inline int cancel_is_partner(int kk, int first)
+{
+    return kk >= first + 1 && (kk - first) % 2 == 1;
+}
+
 MF_HD static void part_cancel(const gen_ctx *g, size_t slot, const tile_plan *p, const gen_rng *tr,
                               part_role role, int i0, int i1, uint64_t tile)
 {
@@ -410,8 +431,6 @@ MF_HD static void part_cancel(const gen_ctx *g, size_t slot, const tile_plan *p,
     const mf_instr *in = g->in;
     const int first = p->mode ? 1 : 0;         /* positions before `first` are left alone */
     VFMT_USE(v, role_vfmt(p, role));   /* the format written */
-    const uint64_t asign = UINT64_C(1) << (p->va->L.bits - 1), lowa = UINT64_C(1) << p->va->L.low,
-                   lowb = UINT64_C(1) << p->vb->L.low;
     const int e = role == ROLE_A ? p->ca : p->cb;
     const int mode = p->mode, ecb = p->ca + p->cb - 8;
     const size_t esa = p->va->es, esb = p->vb->es;
@@ -422,20 +441,8 @@ MF_HD static void part_cancel(const gen_ctx *g, size_t slot, const tile_plan *p,
             row_out o = role == ROLE_A ? ro_start(g->A, IA(idx, 0), (size_t)g->k, v->es)
                                        : ro_start(g->B, IB(idx, 0), (size_t)g->k, v->es);
             for (int kk = 0; kk < g->k; kk++) {
-                uint64_t x = rng_next(r), val;
-                if (kk >= first + 1 && (kk - first) % 2 == 1) {
-                    if (role == ROLE_A) {
-                        val = prev ^ asign;   /* the negated partner */
-                        if (x & 1)
-                            val ^= lowa * (1 + (((x >> 1) & 0xFFFF) * 3 >> 16));
-                    } else {
-                        val = prev;
-                        if (x & 1)
-                            val ^= lowb;
-                    }
-                } else {
-                    val = vf_at(v, x, e, 1);
-                }
+                uint64_t x = rng_next(r);
+                uint64_t val = cancel_is_partner(kk, first) ? cancel_partner(v, role, prev, x) : vf_at(v, x, e, 1);
                 ro_put(&o, val);
                 prev = val;
             }
@@ -587,6 +594,15 @@ MF_HD static inline uint64_t table_value(gen_rng *r, const vfmt *v, uint64_t x, 
     return rv_make_in(&v->L, v->f, (int)((x >> 11) & 1), e, frac);
 }
 
+/* The exponent class of `role` in tile `tile` (the tile number enumerates
+ * the classes of A, B and C, then the pattern: table_pat). */
+MF_HD static inline int table_class(uint64_t tile, part_role role)
+{
+    return role == ROLE_A ? (int)(tile % NEXPC) : role == ROLE_B ? (int)(tile / NEXPC % NEXPC)
+                                                                 : (int)(tile / (NEXPC * NEXPC) % NEXPC);
+}
+MF_HD static inline int table_pat(uint64_t tile) { return (int)(tile / (NEXPC * NEXPC * NEXPC) % NPAT); }
+
 MF_HD static void plan_table(const gen_ctx *g, gen_rng *pr, uint64_t tile, tile_plan *p)
 {
     (void)g, (void)pr, (void)tile, (void)p;   /* the plan is the tile number itself */
@@ -595,25 +611,16 @@ MF_HD static void plan_table(const gen_ctx *g, gen_rng *pr, uint64_t tile, tile_
 MF_HD static void part_table(const gen_ctx *g, size_t slot, const tile_plan *p, const gen_rng *tr,
                              part_role role, int i0, int i1, uint64_t tile)
 {
-    uint64_t t = tile;
-    int xa = (int)(t % NEXPC), xb = (int)(t / NEXPC % NEXPC), xc = (int)(t / (NEXPC * NEXPC) % NEXPC);
-    int pat = (int)(t / (NEXPC * NEXPC * NEXPC) % NPAT);
+    const int cls = table_class(tile, role), pat = table_pat(tile);
     VFMT_USE(v, role_vfmt(p, role));
     for (int idx = i0; idx < i1; idx++) {
         gen_rng rs = role_rng(g, tr, role, idx), *r = &rs;
-        if (role == ROLE_A) {
-            row_out o = ro_start(g->A, IA(idx, 0), (size_t)g->k, v->es);
-            for (int kk = 0; kk < g->k; kk++)
-                ro_put(&o, table_value(r, v, rng_next(r), xa, pat, 1));
-        } else if (role == ROLE_B) {
-            row_out o = ro_start(g->B, IB(idx, 0), (size_t)g->k, v->es);
-            for (int kk = 0; kk < g->k; kk++)
-                ro_put(&o, table_value(r, v, rng_next(r), xb, pat, 1));
-        } else {
-            row_out o = ro_start(g->C, IC(idx, 0), (size_t)g->n, v->es);
-            for (int j = 0; j < g->n; j++)
-                ro_put(&o, table_value(r, v, rng_next(r), xc, pat, 0));
-        }
+        const int len = role == ROLE_C ? g->n : g->k;
+        row_out o = role == ROLE_A ? ro_start(g->A, IA(idx, 0), (size_t)len, v->es)
+                    : role == ROLE_B ? ro_start(g->B, IB(idx, 0), (size_t)len, v->es)
+                                     : ro_start(g->C, IC(idx, 0), (size_t)len, v->es);
+        for (int q = 0; q < len; q++)
+            ro_put(&o, table_value(r, v, rng_next(r), cls, pat, role != ROLE_C));
         part_scales(g, slot, r, 0, role, idx);
     }
 }
@@ -628,6 +635,23 @@ MF_HD static inline uint64_t signed_zero(const vfmt *v, int sign)
 {
     return sign && v->L.sign_shift >= 0 && v->f != MF_FMT_E4M3FNUZ && v->f != MF_FMT_E5M2FNUZ
                ? UINT64_C(1) << v->L.sign_shift : 0;
+}
+
+/* Element kk + h (h = 0, 1) of the pair at even position kk of a row of A
+ * (K elements), from the pair's draw x: a value and its negation, or +-0
+ * one pair in eight and for an unpaired last element. */
+MF_HD static inline uint64_t zero_a_value(const vfmt *v, uint64_t x, int kk, int h, int k, int ca)
+{
+    const int sign = (int)(x & 1) ^ h, zero = (x >> 1 & 7) == 0 || kk + 1 == k;
+    const uint64_t frac = v->L.fbits ? x >> (64 - v->L.fbits) : 0;
+    return zero ? signed_zero(v, sign) : rv_make_in(&v->L, v->f, sign, ca + (int)(x >> 4 & 1), frac);
+}
+
+/* Both elements of a pair of a column of B (b' = b), from the pair's draw x. */
+MF_HD static inline uint64_t zero_b_value(const vfmt *v, uint64_t x, int cb)
+{
+    const uint64_t frac = v->L.fbits ? x >> (64 - v->L.fbits) : 0;
+    return rv_make_in(&v->L, v->f, (int)(x & 1), cb + (int)(x >> 1 & 1), frac);
 }
 
 MF_HD static void plan_zero(const gen_ctx *g, gen_rng *pr, uint64_t tile, tile_plan *p)
@@ -649,23 +673,15 @@ MF_HD static void part_zero(const gen_ctx *g, size_t slot, const tile_plan *p, c
             row_out o = ro_start(g->A, IA(idx, 0), (size_t)g->k, v->es);
             for (int kk = 0; kk < g->k; kk += 2) {
                 uint64_t x = rng_next(r);
-                int sign = (int)(x & 1), zero = (x >> 1 & 7) == 0 || kk + 1 == g->k;
-                uint64_t frac = v->L.fbits ? x >> (64 - v->L.fbits) : 0;
-                for (int h = 0; h < 2 && kk + h < g->k; h++) {   /* the partner: the same value, the other sign */
-                    uint64_t val = zero ? signed_zero(v, sign ^ h)
-                                        : rv_make_in(&v->L, v->f, sign ^ h, ca + (int)(x >> 4 & 1), frac);
-                    ro_put(&o, val);   /* element kk + h */
-                }
+                for (int h = 0; h < 2 && kk + h < g->k; h++)   /* the partner: the same value, the other sign */
+                    ro_put(&o, zero_a_value(v, x, kk, h, g->k, ca));
             }
         } else if (role == ROLE_B) {
             uint64_t val = 0;
             row_out o = ro_start(g->B, IB(idx, 0), (size_t)g->k, v->es);
             for (int kk = 0; kk < g->k; kk++) {
-                if (kk % 2 == 0) {
-                    uint64_t x = rng_next(r);
-                    uint64_t frac = v->L.fbits ? x >> (64 - v->L.fbits) : 0;
-                    val = rv_make_in(&v->L, v->f, (int)(x & 1), cb + (int)(x >> 1 & 1), frac);
-                }
+                if (kk % 2 == 0)
+                    val = zero_b_value(v, rng_next(r), cb);
                 ro_put(&o, val);   /* b' = b */
             }
         } else {
@@ -1036,36 +1052,20 @@ MF_HD uint64_t gen_part_elem(const gen_ctx *g, const gen_plan *p, gen_kind kind,
         return e == PLAN_NONE ? 0 : vf_at(v, x, e, p->w);
     }
     case GEN_TABLE: {   /* part_table: one draw an element (gen_elem_roles: no second draw) */
-        const uint64_t t = tile;
-        const int cls = role == ROLE_A ? (int)(t % NEXPC) : role == ROLE_B ? (int)(t / NEXPC % NEXPC)
-                                                                           : (int)(t / (NEXPC * NEXPC) % NEXPC);
-        const int pat = (int)(t / (NEXPC * NEXPC * NEXPC) % NPAT);
         gen_rng unused = *part_rng;
-        return table_value(&unused, v, rng_peek(part_rng, d), cls, pat, role != ROLE_C);
+        return table_value(&unused, v, rng_peek(part_rng, d), table_class(tile, role), table_pat(tile),
+                           role != ROLE_C);
     }
     case GEN_CANCEL: {   /* part_cancel, rows of A and columns of B: a partner from its own draw and the one before */
         const int first = p->mode ? 1 : 0, e = role == ROLE_A ? p->ca : p->cb;
         const uint64_t x = rng_peek(part_rng, d);
-        if (q >= first + 1 && (q - first) % 2 == 1) {
-            uint64_t val = vf_at(v, rng_peek(part_rng, d - 1), e, 1);
-            if (role == ROLE_A) {
-                val ^= UINT64_C(1) << (v->L.bits - 1);
-                if (x & 1)
-                    val ^= (UINT64_C(1) << v->L.low) * (1 + (((x >> 1) & 0xFFFF) * 3 >> 16));
-            } else if (x & 1) {
-                val ^= UINT64_C(1) << v->L.low;
-            }
-            return val;
-        }
+        if (cancel_is_partner(q, first))
+            return cancel_partner(v, role, vf_at(v, rng_peek(part_rng, d - 1), e, 1), x);
         return vf_at(v, x, e, 1);
     }
     case GEN_ZERO: {   /* part_zero, rows of A and columns of B: one draw a pair of elements */
         const uint64_t x = rng_peek(part_rng, d / 2);
-        const uint64_t frac = v->L.fbits ? x >> (64 - v->L.fbits) : 0;
-        if (role == ROLE_B)
-            return rv_make_in(&v->L, v->f, (int)(x & 1), p->cb + (int)(x >> 1 & 1), frac);
-        const int sign = (int)(x & 1) ^ (q & 1), zero = (x >> 1 & 7) == 0 || (q & ~1) + 1 == g->k;
-        return zero ? signed_zero(v, sign) : rv_make_in(&v->L, v->f, sign, p->ca + (int)(x >> 4 & 1), frac);
+        return role == ROLE_B ? zero_b_value(v, x, p->cb) : zero_a_value(v, x, q & ~1, q & 1, g->k, p->ca);
     }
     default: return 0;
     }

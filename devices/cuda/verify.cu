@@ -88,6 +88,27 @@ struct VParams {
     unsigned long long cap;
 };
 
+/* The campaign tile number of the chunk's tile t. */
+__device__ __forceinline__ unsigned long long vtile(const VParams &p, unsigned t)
+{
+    return p.base + p.stride * (p.first + t);
+}
+
+/* The plans (gen_plan_tile) of the n tiles perm[u0 .. u0+n) into splan[0 ..
+ * n), one by each of the block's first n threads; the caller then waits at
+ * a barrier for them. */
+__device__ __forceinline__ void vplan_tiles(const VParams &p, const mfd::gen_prep *prep, const unsigned char *kind,
+                                            const unsigned long long *rng, const unsigned *perm, unsigned u0,
+                                            unsigned n, mfd::gen_plan *splan)
+{
+    if (threadIdx.x < n) {
+        const unsigned t = perm[u0 + threadIdx.x];
+        mfd::gen_rng r;
+        r.s = rng[t];
+        mfd::gen_plan_tile(&p.g, prep, (mfd::gen_kind)kind[t], &r, vtile(p, t), &splan[threadIdx.x]);
+    }
+}
+
 __device__ __forceinline__ unsigned long long vld(const unsigned char *p, size_t idx, int es)
 {
     switch (es) {
@@ -104,7 +125,7 @@ __global__ void __launch_bounds__(256) vpick_kernel(const __grid_constant__ VPar
     const unsigned step = gridDim.x * blockDim.x;
     for (unsigned t = blockIdx.x * blockDim.x + threadIdx.x; t < (unsigned)p.ntiles; t += step) {
         mfd::gen_rng r;
-        mfd::gen_kind k = mfd::gen_pick_keyed(&p.g, p.prep.key, p.base + p.stride * (p.first + t), &r);
+        mfd::gen_kind k = mfd::gen_pick_keyed(&p.g, p.prep.key, vtile(p, t), &r);
         kind[t] = (unsigned char)k;
         rng[t] = r.s;
         atomicAdd(&count[k], 1u);
@@ -139,10 +160,6 @@ __global__ void vscan_kernel(unsigned *count, VOrder o)
         if (q + 1 == o.n_ab)
             count[kElemAB] = at;
     }
-    if (o.n_all == 0)
-        count[kElemC] = 0;
-    if (o.n_ab == 0)
-        count[kElemAB] = 0;
 }
 
 __global__ void __launch_bounds__(256) vscatter_kernel(unsigned ntiles, const unsigned char *kind, unsigned *count,
@@ -190,8 +207,8 @@ __global__ void __launch_bounds__(kPartThreads) vpart_kernel(const __grid_consta
             const unsigned t = perm[q / parts], part = q - (q / parts) * parts;
             mfd::gen_rng r;
             r.s = rng[t];
-            mfd::gen_run_part_prep(&p.g, &p.prep, (mfd::gen_kind)kind[t], &r, p.base + p.stride * (p.first + t),
-                                   (size_t)t, phase, (int)(lo + part));
+            mfd::gen_run_part_prep(&p.g, &p.prep, (mfd::gen_kind)kind[t], &r, vtile(p, t), (size_t)t, phase,
+                                   (int)(lo + part));
         }
         return;
     }
@@ -201,22 +218,15 @@ __global__ void __launch_bounds__(kPartThreads) vpart_kernel(const __grid_consta
     /* the bounds of this loop are the block's: every thread reaches both barriers */
     for (unsigned base = blockIdx.x * blockDim.x; base < total; base += step) {
         const unsigned u0 = base / parts, end = total - base < blockDim.x ? total : base + blockDim.x;
-        const unsigned nplan = (end - 1) / parts - u0 + 1;   /* <= kPlanSlots */
-        if (threadIdx.x < nplan) {
-            const unsigned t = perm[u0 + threadIdx.x];
-            mfd::gen_rng r;
-            r.s = rng[t];
-            mfd::gen_plan_tile(&p.g, &sprep, (mfd::gen_kind)kind[t], &r, p.base + p.stride * (p.first + t),
-                               &splan[threadIdx.x]);
-        }
+        vplan_tiles(p, &sprep, kind, rng, perm, u0, (end - 1) / parts - u0 + 1, splan);   /* <= kPlanSlots */
         __syncthreads();
         const unsigned q = base + threadIdx.x;
         if (q < total) {
             const unsigned u = q / parts, t = perm[u], part = q - u * parts;
             mfd::gen_rng r;
             r.s = rng[t];
-            mfd::gen_run_part_planned(&p.g, &splan[u - u0], (mfd::gen_kind)kind[t], &r,
-                                      p.base + p.stride * (p.first + t), (size_t)t, phase, (int)(lo + part));
+            mfd::gen_run_part_planned(&p.g, &splan[u - u0], (mfd::gen_kind)kind[t], &r, vtile(p, t), (size_t)t,
+                                      phase, (int)(lo + part));
         }
         __syncthreads();
     }
@@ -257,21 +267,14 @@ __global__ void __launch_bounds__(kElemThreads) velem_kernel(const __grid_consta
     /* the bounds of this loop are the block's: every thread reaches both barriers */
     for (unsigned b0 = blockIdx.x * blockDim.x; b0 < total; b0 += step) {
         const unsigned u0 = b0 / tpt, end = total - b0 < blockDim.x ? total : b0 + blockDim.x;
-        const unsigned nplan = (end - 1) / tpt - u0 + 1;   /* <= kElemPlans */
-        if (threadIdx.x < nplan) {
-            const unsigned t = perm[u0 + threadIdx.x];
-            mfd::gen_rng r;
-            r.s = rng[t];
-            mfd::gen_plan_tile(&p.g, &sprep, (mfd::gen_kind)kind[t], &r, p.base + p.stride * (p.first + t),
-                               &splan[threadIdx.x]);
-        }
+        vplan_tiles(p, &sprep, kind, rng, perm, u0, (end - 1) / tpt - u0 + 1, splan);   /* <= kElemPlans */
         __syncthreads();
         const unsigned q = b0 + threadIdx.x;
         if (q < total) {
             const unsigned u = q / tpt, w = q - u * tpt, row = w / words, word = w - row * words;
             const unsigned t = perm[u];
             const mfd::gen_kind k = (mfd::gen_kind)kind[t];
-            const unsigned long long tile = p.base + p.stride * (p.first + t);
+            const unsigned long long tile = vtile(p, t);
             const int part = (int)(part0 + row);
             mfd::gen_rng tr;
             tr.s = rng[t];
@@ -308,7 +311,7 @@ __device__ __forceinline__ void vcompare(const VParams &p, unsigned t, unsigned 
         unsigned long long s = atomicAdd(p.count, 1ull);
         if (s < p.cap) {
             mf_verify_hit h;
-            h.tile = p.base + p.stride * (p.first + t);
+            h.tile = vtile(p, t);
             h.i = i;
             h.j = j;
             h.dev = d;
@@ -769,12 +772,11 @@ static cudaError_t upload_inputs(Vgpu *v, const mf_verify_req *rq, const char **
  * of the same request.  @return 0 if equal, else 1 with what differs on
  * stderr. */
 static int check_generation(const mf_verify_req *rq, int m, int n, int k, unsigned long long first,
-                            unsigned long long ntiles, unsigned char *const dev[5])
+                            unsigned long long ntiles, unsigned char *const dev[5], const size_t per_tile[5])
 {
     const mf_instr *in = rq->in;
-    const size_t len[5] = {(size_t)m * k * mf_abi_elem_bytes(in->fa), (size_t)n * k * mf_abi_elem_bytes(in->fb),
-                           (size_t)m * n * mf_abi_elem_bytes(in->fc), 0,
-                           in->sparse ? (size_t)m * in->n_meta : 0};
+    /* the chunk's arrays (VSlot.buf) but D, which generation does not write */
+    const size_t len[5] = {per_tile[0], per_tile[1], per_tile[2], 0, per_tile[4]};
     const size_t nt = ntiles < 1024 ? (size_t)ntiles : 1024;
     std::vector<unsigned char> got[5], want[5];
     for (int a = 0; a < 5; a++) {
@@ -989,7 +991,7 @@ cudaError_t vgpu_run(Vgpu *v, VgpuShared *sh, const VgpuKernel *kern, const char
             s->cases = nt * mn;
             VCK(cudaEventRecord(s->ev[0], s->stream));
         }
-        VCK(cudaMemsetAsync(s->count, 0, mfd::GEN_COUNT * sizeof *s->count, s->stream));
+        VCK(cudaMemsetAsync(s->count, 0, kCountLen * sizeof *s->count, s->stream));   /* no leading tiles: 0 */
         vpick_kernel<<<v->pick_grid, 256, 0, s->stream>>>(p, s->kind, s->rng, s->count);
         vscan_kernel<<<1, 1, 0, s->stream>>>(s->count, order);
         vscatter_kernel<<<v->pick_grid, 256, 0, s->stream>>>((unsigned)nt, s->kind, s->count, s->perm);
@@ -1012,7 +1014,7 @@ cudaError_t vgpu_run(Vgpu *v, VgpuShared *sh, const VgpuKernel *kern, const char
         VCK(cudaGetLastError());
         if (v->check_gen && c == 0) {
             VCK(cudaStreamSynchronize(s->stream));
-            if (check_generation(rq, sh->m, sh->n, sh->k, p.first, nt, s->buf)) {
+            if (check_generation(rq, sh->m, sh->n, sh->k, p.first, nt, s->buf, per_tile)) {
                 *what = "MMAFUZZ_VERIFY_CHECK_GEN: the GPU's tiles differ from the host's";
                 return cudaErrorUnknown;
             }

@@ -392,10 +392,12 @@ MF_HD static inline int mf_f16_emu_fast(const mf_instr *in)
  * each fp8 input decoded straight into the f16 it converts to, then c
  * added.  Callers pass formats and K as constants (mf_eval_f16_emu
  * below, and the GPU's fixed-shape check, devices/cuda/verify.cu): the f16
- * operands stay in registers and nothing is called indirectly. */
+ * operands stay in registers and nothing is called indirectly.  packed:
+ * NULL, or the K products as mf_prod_pack entries (as_f16 1), by k. */
 MF_HD static inline __attribute__((always_inline)) uint64_t mf_f16_emu_fixed(const mf_instr *in, mf_format fa,
                                                                             mf_format fb, const uint64_t *a,
-                                                                            const uint64_t *b, uint64_t c,
+                                                                            const uint64_t *b,
+                                                                            const uint32_t *packed, uint64_t c,
                                                                             const int K)
 {
     mf_instr h = *in;               /* the HMMA.16816 step: f16 x f16 (mf_eval_f16_emu) */
@@ -404,16 +406,19 @@ MF_HD static inline __attribute__((always_inline)) uint64_t mf_f16_emu_fixed(con
     h.family = MF_T_FDPA;
     const int half = K / 2;
     uint64_t a8[MF_KMAX_FLOAT], b8[MF_KMAX_FLOAT];   /* the fp8 inputs in pass order, decoded as their f16 by chunk_core_as */
+    uint32_t w8[MF_KMAX_FLOAT];                      /* their packed products in pass order */
     MF_UNROLL
     for (int k = 0; k < K; k++) {
         const int pos = mf_f16_emu_pos(k, half);
         a8[pos] = a[k];
         b8[pos] = b[k];
+        w8[pos] = packed ? packed[k] : 0;
     }
     uint64_t acc = mf_pack_zero(h.fd, 0);
     MF_UNROLL
     for (int pass = 0; pass < 2; pass++)
-        chunk_core_as(&h, fa, fb, h.fd, acc, a8 + pass * half, b8 + pass * half, half, 0, 1, &acc);
+        chunk_core_as(&h, fa, fb, h.fd, acc, a8 + pass * half, b8 + pass * half, half, 0, 1,
+                      packed ? w8 + pass * half : NULL, &acc);
     return mf_ieee_add(in->fd, acc, c);
 }
 #endif
@@ -432,8 +437,8 @@ MF_HD uint64_t mf_eval_f16_emu(const mf_instr *in, const mf_case *cs, const mf_t
      * (mf_f16_emu_pos). */
 #ifdef MF_DEVICE_BUILD
     if ((in->k == 32 || in->k == 16) && mf_f16_emu_fast(in))   /* the table's K, as a constant */
-        return in->k == 32 ? mf_f16_emu_fixed(in, in->fa, in->fb, cs->a, cs->b, cs->c, 32)
-                           : mf_f16_emu_fixed(in, in->fa, in->fb, cs->a, cs->b, cs->c, 16);
+        return in->k == 32 ? mf_f16_emu_fixed(in, in->fa, in->fb, cs->a, cs->b, NULL, cs->c, 32)
+                           : mf_f16_emu_fixed(in, in->fa, in->fb, cs->a, cs->b, NULL, cs->c, 16);
 #endif
     const int half = in->k / 2;
     uint64_t a16[MF_KMAX_FLOAT], b16[MF_KMAX_FLOAT];

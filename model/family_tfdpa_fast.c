@@ -147,14 +147,85 @@ MF_HD static inline __attribute__((always_inline)) int dec_fp8_as_f16(mf_format 
     return (v & 0x7F) == 0x7F;
 }
 
+/* One product of a chunk, before e_sab and e_zero: the significand product
+ * *sig, the exponent sum *exp, the sign *neg; *special gets 1 ORed in when
+ * either input is NaN or Inf (then the other fields are not read).
+ * as_f16: the fp8 inputs decoded as the f16 they convert to (F16-emu).  (An
+ * accumulated flag, not a returned one: the device compiler keeps the OR
+ * chain in predicates, 6% fewer instructions in the f16 checks.) */
+MF_HD static inline __attribute__((always_inline)) void prod_term(mf_format fa, mf_format fb, int as_f16, uint64_t x,
+                                                                 uint64_t y, uint32_t *sig, int32_t *exp,
+                                                                 uint32_t *neg, uint32_t *special)
+{
+    uint32_t sa, sb, ga, gb;
+    int ea, eb;
+    if (as_f16) {
+        *special |= (uint32_t)dec_fp8_as_f16(fa, x, &sa, &ea, &ga);
+        *special |= (uint32_t)dec_fp8_as_f16(fb, y, &sb, &eb, &gb);
+    } else {
+        *special |= (uint32_t)dec_in(fa, x, &sa, &ea, &ga);
+        *special |= (uint32_t)dec_in(fb, y, &sb, &eb, &gb);
+    }
+    *sig = sa * sb;
+    *exp = ea + eb;
+    *neg = ga ^ gb;
+}
+
+/* ---- products packed in 16 bits (the GPU's product table)
+ *
+ * Two fp8 inputs have 65,536 pairs, so the GPU's fixed-shape check looks
+ * each product term up in a table (devices/cuda/verify.cu) instead of
+ * decoding both inputs for every output that reads them.  An entry is the
+ * prod_term of the pair, packed:
+ *   bits 0-7    the significand product, shifted right by MF_PROD_SHIFT
+ *               (as_f16: every f16 an fp8 converts to has its significand
+ *               in bits 7-10, so a product's low 14 bits are zero);
+ *   bits 8-13   the exponent sum + 32 (-28 to 30 for e4m3 and e5m2);
+ *   bit 14      the sign of the product;
+ *   bit 15      NaN or Inf among the two inputs (bits 0-14 are then 0: the
+ *               NaN/Inf step reads the inputs themselves).
+ * tests/model/test_device_model.cpp unpacks every entry of every fp8
+ * format pair, both ways of decoding, against prod_term. */
+#define MF_PROD_SHIFT(as_f16) ((as_f16) ? 14 : 0)
+
+/* 1 when the products of formats fa, fb pack (fp8 pairs). */
+MF_HD static inline int mf_prod_packs(mf_format fa, mf_format fb)
+{
+    return (fa == MF_FMT_E4M3 || fa == MF_FMT_E5M2) && (fb == MF_FMT_E4M3 || fb == MF_FMT_E5M2);
+}
+
+MF_HD static inline __attribute__((always_inline)) uint32_t mf_prod_pack(mf_format fa, mf_format fb, int as_f16,
+                                                                        uint64_t x, uint64_t y)
+{
+    uint32_t sig, neg, special = 0;
+    int32_t exp;
+    prod_term(fa, fb, as_f16, x, y, &sig, &exp, &neg, &special);
+    if (special)
+        return UINT32_C(1) << 15;
+    return sig >> MF_PROD_SHIFT(as_f16) | (uint32_t)(exp + 32) << 8 | neg << 14;
+}
+
+/* prod_term of a packed entry w. */
+MF_HD static inline __attribute__((always_inline)) uint32_t mf_prod_unpack(uint32_t w, int as_f16, uint32_t *sig,
+                                                                          int32_t *exp, uint32_t *neg)
+{
+    *sig = (w & 0xFF) << MF_PROD_SHIFT(as_f16);
+    *exp = (int32_t)((w >> 8) & 0x3F) - 32;
+    *neg = (w >> 14) & 1;
+    return w >> 15;
+}
+
 /* The specialized chunk: returns 0 and *d when handled, 1 on NaN/Inf.
  * Every aligned term fits in 32 bits: a product significand has
  * 2*(fbits+1) bits and fr = 2*fbits fraction bits, so shifted to F fraction
- * bits it is below 2^(F+2); the fast path requires fr <= F <= 29. */
+ * bits it is below 2^(F+2); the fast path requires fr <= F <= 29.
+ * packed: NULL, or the chunk's products as mf_prod_pack entries (fp8
+ * inputs), read instead of decoding a and b (which the NaN/Inf step still
+ * reads). */
 MF_HD static inline __attribute__((always_inline)) int chunk_core_as(const mf_instr *in, mf_format fa, mf_format fb,
                                                                mf_format fc, uint64_t c, const uint64_t *a,
                                                                const uint64_t *b, int L, int e_sab, int as_f16,
-                                                               uint64_t *d)
+                                                               const uint32_t *packed, uint64_t *d)
 {
     uint32_t psig[MF_KMAX_FLOAT];
     int32_t pexp[MF_KMAX_FLOAT];
@@ -164,20 +235,16 @@ MF_HD static inline __attribute__((always_inline)) int chunk_core_as(const mf_in
     int32_t e_max = -100000;
     MF_UNROLL
     for (int k = 0; k < L; k++) {
-        uint32_t sa, sb, ga, gb;
-        int ea, eb;
-        if (as_f16) {
-            special |= (uint32_t)dec_fp8_as_f16(fa, a[k], &sa, &ea, &ga);
-            special |= (uint32_t)dec_fp8_as_f16(fb, b[k], &sb, &eb, &gb);
-        } else {
-            special |= (uint32_t)dec_in(fa, a[k], &sa, &ea, &ga);
-            special |= (uint32_t)dec_in(fb, b[k], &sb, &eb, &gb);
-        }
-        uint32_t p = sa * sb;
-        int32_t e = p ? ea + eb + e_sab : e_zero;  /* zero products take e_zero */
+        uint32_t p, g;
+        int32_t e;
+        if (packed)
+            special |= mf_prod_unpack(packed[k], as_f16, &p, &e, &g);
+        else
+            prod_term(fa, fb, as_f16, a[k], b[k], &p, &e, &g, &special);
+        e = p ? e + e_sab : e_zero;  /* zero products take e_zero */
         psig[k] = p;
         pexp[k] = e;
-        pneg[k] = ga ^ gb;
+        pneg[k] = g;
         e_max = e > e_max ? e : e_max;
     }
     /* c: f32 or f16 */
@@ -238,7 +305,7 @@ MF_HD static inline __attribute__((always_inline)) int chunk_core(const mf_instr
                                                             mf_format fc, uint64_t c, const uint64_t *a,
                                                             const uint64_t *b, int L, int e_sab, uint64_t *d)
 {
-    return chunk_core_as(in, fa, fb, fc, c, a, b, L, e_sab, 0, d);
+    return chunk_core_as(in, fa, fb, fc, c, a, b, L, e_sab, 0, NULL, d);
 }
 
 /* A whole T-FDPA dot product of K inputs in chunks of L, every chunk through
@@ -247,15 +314,17 @@ MF_HD static inline __attribute__((always_inline)) int chunk_core(const mf_instr
  * forms, fast_ok for fc and fd).  The same chunks as mf_t_fdpa_fast; for
  * callers that pass formats and lengths as constants, so that the decoding
  * folds and the terms stay in registers (the GPU's fixed-shape check,
- * devices/cuda/verify.cu). */
+ * devices/cuda/verify.cu).  packed: NULL, or the K products as mf_prod_pack
+ * entries (fp8 inputs, as_f16 0). */
 MF_HD static inline __attribute__((always_inline)) uint64_t mf_t_fdpa_fixed(const mf_instr *in, mf_format fa,
                                                                            mf_format fb, mf_format fc, mf_format fd,
                                                                            const uint64_t *a, const uint64_t *b,
-                                                                           uint64_t c, const int K, const int L)
+                                                                           const uint32_t *packed, uint64_t c,
+                                                                           const int K, const int L)
 {
     MF_UNROLL
     for (int k0 = 0; k0 < K; k0 += L)
-        chunk_core(in, fa, fb, k0 == 0 ? fc : fd, c, a + k0, b + k0, L, 0, &c);
+        chunk_core_as(in, fa, fb, k0 == 0 ? fc : fd, c, a + k0, b + k0, L, 0, 0, packed ? packed + k0 : NULL, &c);
     return c;
 }
 

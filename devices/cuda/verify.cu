@@ -21,8 +21,9 @@
  *      by an atomic counter (all are counted, the first hits_cap kept).
  *      vfixed_kernel, for the shapes of its table, calls the model's
  *      fixed-shape entry with the formats and lengths as constants and the
- *      operands in registers; vcheck_kernel (mf_eval on an mf_case) checks
- *      every other row.
+ *      operands in registers (fp8 products looked up in a table of the
+ *      model's packed products, vtab_kernel); vcheck_kernel (mf_eval on an
+ *      mf_case) checks every other row.
  * Two streams alternate chunks, so that one chunk's kernels fill the GPU
  * while the other's finish.  A GPU takes the call's chunks in turn with the
  * other GPUs of the call (VgpuShared.next), at most two in flight, so
@@ -86,6 +87,7 @@ struct VParams {
     mf_verify_hit *hits;
     unsigned long long *count;
     unsigned long long cap;
+    const unsigned short *tab;   /* the fp8 fixed-shape checks' product table (vtab_kernel), else NULL */
 };
 
 /* The campaign tile number of the chunk's tile t. */
@@ -399,27 +401,51 @@ __device__ __forceinline__ void vload_row(const unsigned char *p, uint64_t (&out
 /* Blocks of 256 threads per multiprocessor a fixed-shape kernel is compiled
  * for: at most 65536 / (256 * blocks) registers per thread.  Two (128
  * registers): with one block (8 warps, the 160-195 registers the k32 shapes
- * took) the F16-emu kernel issued in 22% of cycles, its warps waiting mostly
- * for instruction fetch (ncu, H100); 16 warps share the fetches, at the cost
- * of spilling 40-300 bytes.  One for T-FDPA e5m2 x e5m2 K=32, which spills
- * even with 255 registers (688 bytes at 128).  VFIXED_MINB=N overrides
- * (measurements). */
-__host__ __device__ constexpr int vfixed_minb(int fam, int fa, int fb, int k)
+ * took before the product table) the F16-emu kernel issued in 22% of
+ * cycles, its warps waiting mostly for instruction fetch (ncu, H100); 16
+ * warps share the fetches.  With the product table no shape spills at 128
+ * (T-FDPA e5m2 x e5m2 K=32 spilled 688 bytes before it, and took one block).
+ * VFIXED_MINB=N overrides (measurements). */
+__host__ __device__ constexpr int vfixed_minb()
 {
 #ifdef VFIXED_MINB
-    return (void)fam, (void)fa, (void)fb, (void)k, VFIXED_MINB;
+    return VFIXED_MINB;
 #else
-    return fam == VF_TFDPA && fa == mfd::MF_FMT_E5M2 && fb == mfd::MF_FMT_E5M2 && k == 32 ? 1 : 2;
+    return 2;
 #endif
 }
 
+/* The product table of the fp8 shapes (the model's mf_prod_pack): an entry
+ * per pair of input bytes, index a | b << 8, 16 bits each, one copy a GPU
+ * and pair of formats in global memory (vtab_kernel), read through L1.  One
+ * lookup replaces decoding both inputs of a product for every output that
+ * reads them.  Measured (H100, ncu, a chunk of 2^25 cases of
+ * mma.m16n8k32.f32.e4m3.e4m3.f32): the check took 4,351 us decoding, 3,349
+ * with this table, 3,660 with a copy in each block's shared memory (128 KiB:
+ * one block of 512 threads a multiprocessor), which also made the fp8 rows
+ * 3% slower overall than this one. */
+constexpr int kTabEntries = 65536, kTabBytes = kTabEntries * 2;
+
+__host__ __device__ constexpr bool vtab(int fa, int fb)
+{
+    return (fa == mfd::MF_FMT_E4M3 || fa == mfd::MF_FMT_E5M2) && (fb == mfd::MF_FMT_E4M3 || fb == mfd::MF_FMT_E5M2);
+}
+
+/* The product table of fp8 formats fa, fb (as_f16: F16-emu's decoding) into t. */
+__global__ void vtab_kernel(int fa, int fb, int as_f16, unsigned short *t)
+{
+    for (unsigned x = blockIdx.x * blockDim.x + threadIdx.x; x < (unsigned)kTabEntries; x += gridDim.x * blockDim.x)
+        t[x] = (unsigned short)mfd::mf_prod_pack((mfd::mf_format)fa, (mfd::mf_format)fb, as_f16, x & 0xFF, x >> 8);
+}
+
 template <int FAM, int FA, int FB, int K, int L>
-__global__ void __launch_bounds__(256, vfixed_minb(FAM, FA, FB, K)) vfixed_kernel(const __grid_constant__ VParams p)
+__global__ void __launch_bounds__(256, vfixed_minb()) vfixed_kernel(const __grid_constant__ VParams p)
 {
     /* compiled for sm_90 only, where it was measured: each shape costs a minute of ptxas per target, and the
      * host launches it only on a GPU of compute capability 9.0 (vfixed_for) */
 #if !defined(__CUDA_ARCH__) || __CUDA_ARCH__ == 900
     constexpr int EA = vbytes(FA), EB = vbytes(FB);
+    constexpr bool TAB = vtab(FA, FB);
     const mfd::mf_instr *md = &p.model;
     const unsigned mn = (unsigned)p.m * (unsigned)p.n, total = (unsigned)p.ntiles * mn;
     const unsigned step = gridDim.x * blockDim.x;
@@ -438,12 +464,19 @@ __global__ void __launch_bounds__(256, vfixed_minb(FAM, FA, FB, K)) vfixed_kerne
         uint64_t a[K], b[K];
         vload_row<EA, K>(A + ((size_t)t * p.m + i) * (size_t)(K * EA), a);
         vload_row<EB, K>(B + ((size_t)t * p.n + j) * (size_t)(K * EB), b);
+        uint32_t w[K];
+        if (TAB) {
+#pragma unroll
+            for (int q = 0; q < K; q++)
+                w[q] = __ldg(p.tab + ((unsigned)a[q] | (unsigned)b[q] << 8));
+        }
         const unsigned long long c = vld(C, idx, p.ec), d = vld(D, idx, p.ed);
         unsigned long long mv;
         if (FAM == VF_TFDPA)   /* the accumulator's format at run time: a uniform branch */
-            mv = mfd::mf_t_fdpa_fixed(md, (mfd::mf_format)FA, (mfd::mf_format)FB, md->fc, md->fd, a, b, c, K, L);
+            mv = mfd::mf_t_fdpa_fixed(md, (mfd::mf_format)FA, (mfd::mf_format)FB, md->fc, md->fd, a, b,
+                                      TAB ? w : NULL, c, K, L);
         else
-            mv = mfd::mf_f16_emu_fixed(md, (mfd::mf_format)FA, (mfd::mf_format)FB, a, b, c, K);
+            mv = mfd::mf_f16_emu_fixed(md, (mfd::mf_format)FA, (mfd::mf_format)FB, a, b, TAB ? w : NULL, c, K);
         vcompare(p, t, i, j, d, mv);
     }
 #endif
@@ -483,10 +516,12 @@ __global__ void __launch_bounds__(256) vfma_kernel(const __grid_constant__ VPara
 struct VFixedShape {
     int fam, fa, fb, k, l;
     void (*fn)(VParams);
+    int tab;   /* reads the product table (VParams.tab) */
 };
 
 #define VFIXED_ENTRY(FAM, A, B, K, L)                                                                             \
-    {FAM, mfd::MF_FMT_##A, mfd::MF_FMT_##B, K, L, vfixed_kernel<FAM, mfd::MF_FMT_##A, mfd::MF_FMT_##B, K, L>},
+    {FAM, mfd::MF_FMT_##A, mfd::MF_FMT_##B, K, L, vfixed_kernel<FAM, mfd::MF_FMT_##A, mfd::MF_FMT_##B, K, L>,       \
+     vtab(mfd::MF_FMT_##A, mfd::MF_FMT_##B)},
 const VFixedShape vfixed_shapes[] = {VFIXED_SHAPES(VFIXED_ENTRY)};
 
 /* The fixed-shape check of (instruction, model row) on a GPU of compute
@@ -494,8 +529,9 @@ const VFixedShape vfixed_shapes[] = {VFIXED_SHAPES(VFIXED_ENTRY)};
  * path the fixed-shape entry computes, as mf_eval decides it (a T-FDPA row
  * with a fast plan; an F16-emu row whose f16 step has one), asked of the host
  * library's mf_t_fdpa_plan. */
-void (*vfixed_for(const mf_instr *in, const mf_instr *model, int cc))(VParams)
+const VFixedShape *vfixed_for(const mf_instr *in, const mf_instr *model, int cc)
 {
+    static const VFixedShape fma = {0, MF_FMT_F64, MF_FMT_F64, 0, 0, vfma_kernel, 0};
     if (cc != 90 || in->sparse || model->sparse)   /* sparse rows: the general check reads the metadata */
         return NULL;
     int fam;
@@ -506,7 +542,7 @@ void (*vfixed_for(const mf_instr *in, const mf_instr *model, int cc))(VParams)
         const int same = in->fa == model->fa && in->fb == model->fb && in->fc == model->fc &&
                          in->fd == model->fd && in->k == model->k;
         return f64 && same && !model->neg_a && !model->neg_b && !model->no_c && model->k <= MF_KMAX
-                   ? vfma_kernel : NULL;
+                   ? &fma : NULL;
     }
     switch (model->family) {
     case MF_T_FDPA: fam = VF_TFDPA; break;
@@ -526,7 +562,7 @@ void (*vfixed_for(const mf_instr *in, const mf_instr *model, int cc))(VParams)
     const int l = fam == VF_TFDPA ? model->L : model->k;
     for (const VFixedShape &s : vfixed_shapes)
         if (s.fam == fam && s.fa == (int)model->fa && s.fb == (int)model->fb && s.k == model->k && s.l == l)
-            return s.fn;
+            return &s;
     return NULL;
 }
 
@@ -544,6 +580,7 @@ struct Vgpu {
     mf_verify_hit *d_hits;
     size_t hits_cap;
     unsigned long long *d_count;
+    unsigned short *d_tab[2][2][2];   /* product tables by (A e5m2, B e5m2, F16-emu), made on first use */
     /* the pool's device copy, kept until (instruction, view_version, nview) changes */
     mfd::gen_saved_case *d_pool;
     const mfd::gen_saved_case **d_view;
@@ -658,6 +695,9 @@ void vgpu_free(Vgpu *v)
     for (void *b : bufs)
         if (b)
             cudaFree(b);
+    for (int q = 0; q < 8; q++)
+        if ((&v->d_tab[0][0][0])[q])
+            cudaFree((&v->d_tab[0][0][0])[q]);
     free(v->pool_stage);
     free((void *)v->view_stage);
     free(v);
@@ -856,11 +896,24 @@ cudaError_t vgpu_run(Vgpu *v, VgpuShared *sh, const VgpuKernel *kern, const char
     if (e != cudaSuccess)
         return e;
     /* the check kernel: the fixed-shape one of this (instruction, model row), else the general one */
-    void (*fixed)(VParams) = vfixed_for(rq->in, rq->model, v->cc);
-    const void *chk_fn = fixed ? (const void *)fixed : (const void *)vcheck_kernel;
+    const VFixedShape *fixed = vfixed_for(rq->in, rq->model, v->cc);
+    const unsigned short *tab = NULL;
+    if (fixed && fixed->tab) {   /* the shape's product table, made on first use */
+        const int as_f16 = rq->model->family == MF_F16_EMU;
+        unsigned short **t = &v->d_tab[rq->model->fa == MF_FMT_E5M2][rq->model->fb == MF_FMT_E5M2][as_f16];
+        if (!*t) {
+            VCK(cudaMalloc((void **)t, kTabBytes));
+            vtab_kernel<<<64, 256>>>((int)rq->model->fa, (int)rq->model->fb, as_f16, *t);
+            VCK(cudaGetLastError());
+            VCK(cudaDeviceSynchronize());
+        }
+        tab = *t;
+    }
+    const void *chk_fn = fixed ? (const void *)fixed->fn : (const void *)vcheck_kernel;
     int chk_grid = v->chk_grid;
     if (fixed) {
-        /* no shared memory: all of it as L1 (the spilled registers of the fixed-shape kernels) */
+        /* no shared memory: all of it as L1 (the product table, the spilled registers of the fixed-shape
+         * kernels) */
         VCK(cudaFuncSetAttribute(chk_fn, cudaFuncAttributePreferredSharedMemoryCarveout, 0));
         int per = 0;
         VCK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per, chk_fn, 256, 0));
@@ -883,6 +936,7 @@ cudaError_t vgpu_run(Vgpu *v, VgpuShared *sh, const VgpuKernel *kern, const char
     p.stride = rq->tile_stride;
     p.hits = v->d_hits;
     p.count = v->d_count;
+    p.tab = tab;
     p.cap = rq->hits_cap;
     p.g.in = v->d_in;
     p.g.m = sh->m;

@@ -121,7 +121,43 @@ static void check_decode(void)
     printf("decode: %ld patterns (formats of up to 16 bits, fp8 -> f16, fp8 decoded as f16)\n", n);
 }
 
+/* The GPU's product table (mf_prod_pack, devices/cuda/verify.cu): every entry of every fp8
+ * format pair, T-FDPA's decoding and F16-emu's (as_f16), unpacked by mf_prod_unpack, against the
+ * product of the host's mf_decode of the two inputs (of the f16 they convert to, for F16-emu):
+ * significand product, exponent sum (read only for a nonzero product), sign, and NaN/Inf. */
+static void check_prod_table(void)
+{
+    long n = 0;
+    const mf_format f8[2] = {MF_FMT_E4M3, MF_FMT_E5M2};
+    for (int as_f16 = 0; as_f16 < 2; as_f16++)
+        for (int ia = 0; ia < 2; ia++)
+            for (int ib = 0; ib < 2; ib++)
+                for (uint32_t x = 0; x < 256; x++)
+                    for (uint32_t y = 0; y < 256; y++, n++) {
+                        const mf_format fa = f8[ia], fb = f8[ib];
+                        const ::mf_value va = as_f16 ? ::mf_decode(MF_FMT_F16, ::mf_fp8_f16(fa, x)) : ::mf_decode(fa, x);
+                        const ::mf_value vb = as_f16 ? ::mf_decode(MF_FMT_F16, ::mf_fp8_f16(fb, y)) : ::mf_decode(fb, y);
+                        const int special = va.cls == MF_CLS_NAN || va.cls == MF_CLS_INF || vb.cls == MF_CLS_NAN ||
+                                            vb.cls == MF_CLS_INF;
+                        const uint64_t sig = va.sig * vb.sig;
+                        const uint32_t w = mfd::mf_prod_pack((mfd::mf_format)fa, (mfd::mf_format)fb, as_f16, x, y);
+                        uint32_t psig, pneg;
+                        int32_t pexp;
+                        const uint32_t pspecial = mfd::mf_prod_unpack(w, as_f16, &psig, &pexp, &pneg);
+                        if (w > 0xFFFF || (int)pspecial != special ||
+                            (!special && (psig != sig || pneg != (uint32_t)(va.sign ^ vb.sign) ||
+                                          (sig && pexp != va.exp + vb.exp))))
+                            FAIL("product table %s x %s%s 0x%02x 0x%02x: entry 0x%x (sig %x exp %d neg %u special %u), "
+                                 "host sig %" PRIx64 " exp %d neg %d special %d",
+                                 mf_format_get(fa)->name, mf_format_get(fb)->name, as_f16 ? " (as f16)" : "", x, y, w,
+                                 psig, pexp, pneg, pspecial, sig, va.exp + vb.exp, va.sign ^ vb.sign, special);
+                    }
+    printf("product table: %ld entries (fp8 format pairs, both decodings)\n", n);
+}
+
 /* ---------------------------------------------------------------- eval */
+
+static long n_fixed;   /* cases checked through the fixed-shape entries */
 
 /* Case (i, j) of tile `slot` of the generated buffers. */
 static void case_of(const ::mf_instr *in, const std::vector<uint8_t> *buf, size_t slot, int i, int j, ::mf_case *cs)
@@ -179,13 +215,39 @@ static long check_eval_row(const ::mf_instr *in, long cases, uint64_t seed)
                 if (dev != general || dev != fast)
                     FAIL("%s tile %zu (%d,%d): device 0x%" PRIx64 ", host general 0x%" PRIx64 ", host mf_eval 0x%" PRIx64,
                          in->name, t, i, j, dev, general, fast);
-                /* the fixed-shape entry of the GPU's check (devices/cuda/verify.cu), for the rows it serves */
+                /* the fixed-shape entries of the GPU's check (devices/cuda/verify.cu), for the rows they
+                 * serve: decoding the inputs, and (fp8) reading the products from mf_prod_pack entries, the
+                 * GPU's product table */
+                const bool packs = mfd::mf_prod_packs(din.fa, din.fb);
                 if (din.family == mfd::MF_T_FDPA && mfd::mf_t_fdpa_plan(&din)) {
-                    const uint64_t fx = mfd::mf_t_fdpa_fixed(&din, din.fa, din.fb, din.fc, din.fd, dcs.a, dcs.b, dcs.c,
-                                                             din.k, din.L);
-                    if (fx != general)
-                        FAIL("%s tile %zu (%d,%d): mf_t_fdpa_fixed 0x%" PRIx64 ", host general 0x%" PRIx64, in->name,
-                             t, i, j, fx, general);
+                    uint32_t w[MF_KMAX_FLOAT];
+                    for (int q = 0; packs && q < din.k; q++)
+                        w[q] = mfd::mf_prod_pack(din.fa, din.fb, 0, dcs.a[q], dcs.b[q]);
+                    for (int use = 0; use <= (packs ? 1 : 0); use++) {
+                        const uint64_t fx = mfd::mf_t_fdpa_fixed(&din, din.fa, din.fb, din.fc, din.fd, dcs.a, dcs.b,
+                                                                 use ? w : NULL, dcs.c, din.k, din.L);
+                        if (fx != general)
+                            FAIL("%s tile %zu (%d,%d): mf_t_fdpa_fixed%s 0x%" PRIx64 ", host general 0x%" PRIx64,
+                                 in->name, t, i, j, use ? " (packed)" : "", fx, general);
+                    }
+                    n_fixed++;
+                }
+                if (din.family == mfd::MF_F16_EMU && (din.k == 16 || din.k == 32) && mfd::mf_f16_emu_fast(&din) &&
+                    !mfd::mf_row_has_forms(&din) && packs) {
+                    uint32_t w[MF_KMAX_FLOAT];
+                    for (int q = 0; q < din.k; q++)
+                        w[q] = mfd::mf_prod_pack(din.fa, din.fb, 1, dcs.a[q], dcs.b[q]);
+                    for (int use = 0; use <= 1; use++) {
+                        const uint64_t fx = din.k == 32
+                                                ? mfd::mf_f16_emu_fixed(&din, din.fa, din.fb, dcs.a, dcs.b, use ? w : NULL,
+                                                                        dcs.c, 32)
+                                                : mfd::mf_f16_emu_fixed(&din, din.fa, din.fb, dcs.a, dcs.b, use ? w : NULL,
+                                                                        dcs.c, 16);
+                        if (fx != general)
+                            FAIL("%s tile %zu (%d,%d): mf_f16_emu_fixed%s 0x%" PRIx64 ", host general 0x%" PRIx64,
+                                 in->name, t, i, j, use ? " (packed)" : "", fx, general);
+                    }
+                    n_fixed++;
                 }
                 /* the comparison rule: against itself, a neighbour, and the canonical NaN */
                 const uint64_t other[3] = {general, general ^ 1, (UINT64_C(1) << (mf_format_get(in->fd)->bits - 1)) - 1};
@@ -303,6 +365,7 @@ int main(int argc, char **argv)
     }
     double t0 = now();
     check_decode();
+    check_prod_table();
 
     /* one architecture per family gets -cases per row: hopper where it has
      * rows of the family (the GPU path's first target), else the first
@@ -335,6 +398,7 @@ int main(int argc, char **argv)
     for (int f = 0; f < MF_FAMILY_COUNT; f++)
         printf("  %-12s %9ld cases (full rows: %s), %.2f s\n", mf_family_name((mf_family)f), per_family[f],
                full_arch[f] >= 0 ? mf_arch_name((mf_arch)full_arch[f]) : "-", family_s[f]);
+    printf("  of them %ld through the GPU check's fixed-shape entries (T-FDPA, F16-emu), fp8 ones also packed\n", n_fixed);
 
     /* wgmma's operand forms: copies of every row, no table row sets them */
     long n_forms = 0;

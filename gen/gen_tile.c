@@ -755,9 +755,11 @@ MF_HD void gen_put_case(const mf_instr *in, int m, int n, int k, void *A, void *
 {
     size_t S = in->n_scales;
     put_meta(in, m, SA, slot, s, cs->meta);
+    row_out oa = ro_start(A, (slot * (size_t)m + (size_t)s) * (size_t)k, (size_t)k, mf_tile_elem_bytes(in->fa));
+    row_out ob = ro_start(B, (slot * (size_t)n + (size_t)s) * (size_t)k, (size_t)k, mf_tile_elem_bytes(in->fb));
     for (int kk = 0; kk < k; kk++) {
-        abi_set(in->fa, A, (slot * (size_t)m + (size_t)s) * (size_t)k + (size_t)kk, cs->a[kk]);
-        abi_set(in->fb, B, (slot * (size_t)n + (size_t)s) * (size_t)k + (size_t)kk, cs->b[kk]);
+        ro_put(&oa, cs->a[kk]);
+        ro_put(&ob, cs->b[kk]);
     }
     abi_set(in->fc, C, (slot * (size_t)m + (size_t)s) * (size_t)n + (size_t)s, cs->c);
     for (size_t q = 0; SA && SB && q < S; q++) {
@@ -776,11 +778,27 @@ MF_HD static void plan_mutate(const gen_ctx *g, gen_rng *pr, uint64_t tile, tile
  * mutator, gen_put_case and the sparse helpers read only these.  A whole
  * mf_case is MF_KMAX values a side; in device code it was copied through
  * local memory once per part, and mutate's tiles took four times as long
- * to generate as the other generators' (H200, fp8 m16n8k32). */
+ * to generate as the other generators' (H200, fp8 m16n8k32).  Eight values
+ * of a side are loaded before any is stored: copied one by one, each store
+ * waited on its load, so a part waited on 2K loads from the pool in turn
+ * (device code: the compiler cannot move a store to *dst past a later load
+ * from *src it may alias). */
 MF_HD static void saved_case_load(const mf_instr *in, mf_case *dst, const mf_case *src)
 {
     dst->c = src->c;
-    for (int kk = 0; kk < in->k; kk++) {
+    int kk = 0;
+    for (; kk + 8 <= in->k; kk += 8) {
+        uint64_t a[8], b[8];   /* constant bounds: unrolled, in registers */
+        for (int q = 0; q < 8; q++) {
+            a[q] = src->a[kk + q];
+            b[q] = src->b[kk + q];
+        }
+        for (int q = 0; q < 8; q++) {
+            dst->a[kk + q] = a[q];
+            dst->b[kk + q] = b[q];
+        }
+    }
+    for (; kk < in->k; kk++) {
         dst->a[kk] = src->a[kk];
         dst->b[kk] = src->b[kk];
     }

@@ -403,15 +403,16 @@ __device__ __forceinline__ void vload_row(const unsigned char *p, uint64_t (&out
  * registers): with one block (8 warps, the 160-195 registers the k32 shapes
  * took before the product table) the F16-emu kernel issued in 22% of
  * cycles, its warps waiting mostly for instruction fetch (ncu, H100); 16
- * warps share the fetches.  With the product table no shape spills at 128
- * (T-FDPA e5m2 x e5m2 K=32 spilled 688 bytes before it, and took one block).
- * VFIXED_MINB=N overrides (measurements). */
-__host__ __device__ constexpr int vfixed_minb()
+ * warps share the fetches.  Three (80 registers, up to 128 bytes spilled)
+ * for the shapes that read the product table (tab): their warps wait on its
+ * lookups, and 24 warps hide more of that (H100: the fp8 mma rows 3-5%
+ * faster than with two).  VFIXED_MINB=N overrides (measurements). */
+__host__ __device__ constexpr int vfixed_minb(bool tab)
 {
 #ifdef VFIXED_MINB
-    return VFIXED_MINB;
+    return (void)tab, VFIXED_MINB;
 #else
-    return 2;
+    return tab ? 3 : 2;
 #endif
 }
 
@@ -439,7 +440,7 @@ __global__ void vtab_kernel(int fa, int fb, int as_f16, unsigned short *t)
 }
 
 template <int FAM, int FA, int FB, int K, int L>
-__global__ void __launch_bounds__(256, vfixed_minb()) vfixed_kernel(const __grid_constant__ VParams p)
+__global__ void __launch_bounds__(256, vfixed_minb(vtab(FA, FB))) vfixed_kernel(const __grid_constant__ VParams p)
 {
     /* compiled for sm_90 only, where it was measured: each shape costs a minute of ptxas per target, and the
      * host launches it only on a GPU of compute capability 9.0 (vfixed_for) */

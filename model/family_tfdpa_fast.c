@@ -185,7 +185,8 @@ MF_HD static inline __attribute__((always_inline)) void prod_term(mf_format fa, 
  *   bit 15      NaN or Inf among the two inputs (bits 0-14 are then 0: the
  *               NaN/Inf step reads the inputs themselves).
  * tests/model/test_device_model.cpp unpacks every entry of every fp8
- * format pair, both ways of decoding, against prod_term. */
+ * format pair, both ways of decoding, against the product of the host
+ * library's mf_decode of the two inputs. */
 #define MF_PROD_SHIFT(as_f16) ((as_f16) ? 14 : 0)
 
 /* 1 when the products of formats fa, fb pack (fp8 pairs). */

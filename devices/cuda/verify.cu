@@ -427,6 +427,8 @@ __host__ __device__ constexpr int vfixed_minb(bool tab)
  * 3% slower overall than this one. */
 constexpr int kTabEntries = 65536, kTabBytes = kTabEntries * 2;
 
+/* The shapes that read it: the format pairs the model packs (mf_prod_packs,
+ * a C function, so restated here as a constant expression for the template). */
 __host__ __device__ constexpr bool vtab(int fa, int fb)
 {
     return (fa == mfd::MF_FMT_E4M3 || fa == mfd::MF_FMT_E5M2) && (fb == mfd::MF_FMT_E4M3 || fb == mfd::MF_FMT_E5M2);
@@ -696,9 +698,11 @@ void vgpu_free(Vgpu *v)
     for (void *b : bufs)
         if (b)
             cudaFree(b);
-    for (int q = 0; q < 8; q++)
-        if ((&v->d_tab[0][0][0])[q])
-            cudaFree((&v->d_tab[0][0][0])[q]);
+    for (auto &by_b : v->d_tab)
+        for (auto &by_emu : by_b)
+            for (unsigned short *t : by_emu)
+                if (t)
+                    cudaFree(t);
     free(v->pool_stage);
     free((void *)v->view_stage);
     free(v);

@@ -1044,8 +1044,17 @@ MF_HD gen_rng gen_part_stream(const gen_ctx *g, const gen_rng *tile_rng, int pha
     return rng_split(tile_rng, (uint64_t)phase << 32 | (uint32_t)part);
 }
 
-MF_HD uint64_t gen_part_elem(const gen_ctx *g, const gen_plan *p, gen_kind kind, const gen_rng *part_rng,
-                             uint64_t tile, int phase, int part, int q)
+/* In device code every call site gets its own copy, so that a caller
+ * passing a constant kind (verify.cu's element kernel, one loop per
+ * generator) has the switch folded and the plan's and format's fields read
+ * once for all the elements of its loop. */
+#if defined(__CUDA_ARCH__)
+#define GEN_ELEM_INLINE __forceinline__
+#else
+#define GEN_ELEM_INLINE
+#endif
+MF_HD GEN_ELEM_INLINE uint64_t gen_part_elem(const gen_ctx *g, const gen_plan *p, gen_kind kind,
+                                             const gen_rng *part_rng, uint64_t tile, int phase, int part, int q)
 {
     int idx;
     const part_role role = part_role_of(g, phase, part, &idx);

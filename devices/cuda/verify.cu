@@ -235,64 +235,104 @@ __global__ void __launch_bounds__(kPartThreads) vpart_kernel(const __grid_consta
 }
 
 /* Threads of a velem_kernel block; a tile takes at least kElemMin of them
- * (vgpu_run sends a role with fewer to vpart_kernel), so a block's threads
- * span at most kElemPlans tiles. */
-const int kElemThreads = 256, kElemMin = 16, kElemPlans = kElemThreads / kElemMin + 1;
+ * (vgpu_run sends a role with fewer to vpart_kernel).  A block plans its
+ * tiles for kElemRounds words a thread at a time, so its threads' words
+ * span at most kElemPlans tiles: the plans are one thread's work each, and
+ * the block's other threads wait for them at a barrier (ncu, H100: with one
+ * word a thread between the barriers, 27-30% of the element kernels' stall
+ * samples). */
+const int kElemThreads = 256, kElemMin = 16, kElemRounds = 4;
+const int kElemPlans = kElemRounds * kElemThreads / kElemMin + 1;
+
+/* Elements q0 .. q0+per-1 of a part of generator KIND (a constant, so that
+ * gen_part_elem's switch folds and what it reads of the plan and the format
+ * is read once for the loop), ES bytes each, packed little-endian into the
+ * 16 bytes (lo, hi): each element enters at the top and the word shifts
+ * down by ES bytes, by constant shifts. */
+template <int KIND, unsigned ES>
+__device__ __forceinline__ void velem_elems(const VParams &p, const mfd::gen_plan *pl, const mfd::gen_rng &pr,
+                                            unsigned long long tile, int phase, int part, unsigned q0,
+                                            unsigned per, unsigned long long &lo, unsigned long long &hi)
+{
+    constexpr unsigned SH = 8 * ES;
+    for (unsigned e = 0; e < per; e++) {
+        const unsigned long long x =
+            mfd::gen_part_elem(&p.g, pl, (mfd::gen_kind)KIND, &pr, tile, phase, part, (int)(q0 + e));
+        if (SH == 64) {
+            lo = hi;
+            hi = x;
+        } else {
+            lo = lo >> (SH % 64) | hi << ((64 - SH) % 64);
+            hi = hi >> (SH % 64) | x << ((64 - SH) % 64);
+        }
+    }
+}
 
 /* One role of the tiles perm[0 .. count[which]) (their generators' elements
  * one at a time: gen_elem_roles, gen_part_elem), one thread per word of
- * `per` consecutive elements (16 or 8 bytes, or one element where a row is
- * not a whole number of words): role 0 the rows of A, 1 the columns of B, 2 the
- * rows of C, each `rows` parts of `len` elements of `es` bytes.  The
+ * `per` consecutive elements of ES bytes (16 or 8 bytes, or one element
+ * where a row is not a whole number of words): role 0 the rows of A, 1 the
+ * columns of B, 2 the rows of C, each `rows` parts of `len` elements.  The
  * threads of a warp write neighbouring words, and no thread walks a row
  * draw by draw: the part kernels' threads each wrote a row of their own,
  * a warp's store touching 32 sectors, and waited on their draws in turn
  * (ncu, H100).  Each tile's plan is worked out once by one thread of the
  * block, into shared memory, as in vpart_kernel. */
+template <unsigned ES>
 __global__ void __launch_bounds__(kElemThreads) velem_kernel(const __grid_constant__ VParams p,
                                                              const unsigned char *kind,
                                                              const unsigned long long *rng, const unsigned *perm,
                                                              const unsigned *count, int which, int role,
-                                                             unsigned rows, unsigned len, unsigned es, unsigned per)
+                                                             unsigned rows, unsigned len, unsigned per)
 {
     __shared__ mfd::gen_prep sprep;
     __shared__ mfd::gen_plan splan[kElemPlans];
     const unsigned words = len / per, tpt = rows * words, total = count[which] * tpt;
-    const unsigned step = gridDim.x * blockDim.x;
+    const unsigned span = kElemRounds * blockDim.x, step = gridDim.x * span;
     const int phase = role == 2;
     const unsigned part0 = role == 1 ? (unsigned)p.m : 0u;
     unsigned char *const base = (unsigned char *)(role == 0 ? p.g.A : role == 1 ? p.g.B : p.g.C);
-    const unsigned long long emask = es >= 8 ? ~0ull : (1ull << (8 * es)) - 1;
+    /* the per elements end in the top ES * per bytes of (lo, hi): shifted down by r bits at the end */
+    const unsigned r = 128 - 8 * ES * per;
     if (threadIdx.x == 0)
         sprep = p.prep;
     __syncthreads();
     /* the bounds of this loop are the block's: every thread reaches both barriers */
-    for (unsigned b0 = blockIdx.x * blockDim.x; b0 < total; b0 += step) {
-        const unsigned u0 = b0 / tpt, end = total - b0 < blockDim.x ? total : b0 + blockDim.x;
+    for (unsigned b0 = blockIdx.x * span; b0 < total; b0 += step) {
+        const unsigned u0 = b0 / tpt, end = total - b0 < span ? total : b0 + span;
         vplan_tiles(p, &sprep, kind, rng, perm, u0, (end - 1) / tpt - u0 + 1, splan);   /* <= kElemPlans */
         __syncthreads();
-        const unsigned q = b0 + threadIdx.x;
-        if (q < total) {
+        for (unsigned rd = 0; rd < (unsigned)kElemRounds; rd++) {
+            const unsigned q = b0 + rd * blockDim.x + threadIdx.x;
+            if (q >= total)
+                break;
             const unsigned u = q / tpt, w = q - u * tpt, row = w / words, word = w - row * words;
             const unsigned t = perm[u];
-            const mfd::gen_kind k = (mfd::gen_kind)kind[t];
             const unsigned long long tile = vtile(p, t);
             const int part = (int)(part0 + row);
             mfd::gen_rng tr;
             tr.s = rng[t];
             const mfd::gen_rng pr = mfd::gen_part_stream(&p.g, &tr, phase, part);
+            const mfd::gen_plan *pl = &splan[u - u0];
             unsigned long long lo = 0, hi = 0;   /* bytes 0-7 and 8-15 of the word */
-            for (unsigned e = 0; e < per; e++) {
-                const unsigned long long x = mfd::gen_part_elem(&p.g, &splan[u - u0], k, &pr, tile, phase, part,
-                                                                (int)(word * per + e));
-                const unsigned bit = 8 * es * e;
-                if (bit < 64)
-                    lo |= (x & emask) << bit;
-                else
-                    hi |= (x & emask) << (bit - 64);
+            switch (kind[t]) {   /* the generators of the table; velem runs those of gen_elem_roles */
+#define MF_GENERATOR(E, name, weight, needs_pool, help)                                                             \
+    case mfd::GEN_##E:                                                                                              \
+        velem_elems<mfd::GEN_##E, ES>(p, pl, pr, tile, phase, part, word * per, per, lo, hi);                       \
+        break;
+#include "../../gen/generators.def"
+#undef MF_GENERATOR
+            default: break;
             }
-            unsigned char *dst = base + (((size_t)t * rows + row) * len + (size_t)word * per) * es;
-            switch (es * per) {
+            if (r >= 64) {
+                lo = hi >> (r - 64);
+                hi = 0;
+            } else if (r) {
+                lo = lo >> r | hi << (64 - r);
+                hi >>= r;
+            }
+            unsigned char *dst = base + (((size_t)t * rows + row) * len + (size_t)word * per) * ES;
+            switch (ES * per) {
             case 16: *(ulonglong2 *)dst = make_ulonglong2(lo, hi); break;
             case 8: *(unsigned long long *)dst = lo; break;
             case 4: *(unsigned *)dst = (unsigned)lo; break;
@@ -302,6 +342,14 @@ __global__ void __launch_bounds__(kElemThreads) velem_kernel(const __grid_consta
         }
         __syncthreads();
     }
+}
+
+/* velem_kernel's instance for elements of es bytes (1, 2, 4 or 8). */
+typedef void (*VElemFn)(VParams, const unsigned char *, const unsigned long long *, const unsigned *,
+                        const unsigned *, int, int, unsigned, unsigned, unsigned);
+VElemFn velem_for(unsigned es)
+{
+    return es == 1 ? velem_kernel<1> : es == 2 ? velem_kernel<2> : es == 4 ? velem_kernel<4> : velem_kernel<8>;
 }
 
 /* Compare one case's output d with the model's mv under the instruction's
@@ -574,7 +622,8 @@ const VFixedShape *vfixed_for(const mf_instr *in, const mf_instr *model, int cc)
 struct Vgpu {
     int ordinal, sms;
     int cc;                     /* compute capability, major * 10 + minor (the fixed-shape checks: 90) */
-    int pick_grid, run_grid, elem_grid, chk_grid;  /* blocks of a whole-GPU launch of each kernel */
+    int pick_grid, run_grid, elem_grid[4], chk_grid;  /* blocks of a whole-GPU launch of each kernel (elem_grid:
+                                                        * velem_kernel's, by log2 of the element bytes) */
     VSlot slot[kSlots];
     int ready;                  /* streams created */
     unsigned turn;
@@ -891,8 +940,10 @@ cudaError_t vgpu_run(Vgpu *v, VgpuShared *sh, const VgpuKernel *kern, const char
         v->pick_grid = v->sms * (per > 0 ? per : 1);
         VCK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per, vpart_kernel, kPartThreads, 0));
         v->run_grid = v->sms * (per > 0 ? per : 1);
-        VCK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per, velem_kernel, kElemThreads, 0));
-        v->elem_grid = v->sms * (per > 0 ? per : 1);
+        for (unsigned q = 0; q < 4; q++) {   /* velem_kernel's instances, by element bytes 1, 2, 4, 8 */
+            VCK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per, velem_for(1u << q), kElemThreads, 0));
+            v->elem_grid[q] = v->sms * (per > 0 ? per : 1);
+        }
         VCK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per, vcheck_kernel, 256, 0));
         v->chk_grid = v->sms * (per > 0 ? per : 1);
         v->ready = 1;
@@ -1061,9 +1112,8 @@ cudaError_t vgpu_run(Vgpu *v, VgpuShared *sh, const VgpuKernel *kern, const char
             /* the leading tiles element by element, the others part by part */
             const int skip = phase == 0 ? (order.n_ab ? kElemAB : -1) : (order.n_all ? kElemC : -1);
             for (int r = phase == 0 ? 0 : 2; skip >= 0 && r < (phase == 0 ? 2 : 3); r++)
-                velem_kernel<<<v->elem_grid, kElemThreads, 0, s->stream>>>(p, s->kind, s->rng, s->perm, s->count,
-                                                                           skip, r, er[r].rows, er[r].len, er[r].es,
-                                                                           er[r].per);
+                velem_for(er[r].es)<<<v->elem_grid[__builtin_ctz(er[r].es)], kElemThreads, 0, s->stream>>>(
+                    p, s->kind, s->rng, s->perm, s->count, skip, r, er[r].rows, er[r].len, er[r].per);
             vpart_kernel<<<v->run_grid, kPartThreads, 0, s->stream>>>(p, s->kind, s->rng, s->perm, s->count, skip,
                                                                       phase, 0, split);
             if (split < parts)

@@ -72,27 +72,32 @@ MF_HD static inline __attribute__((always_inline)) int cls_in(mf_format f, uint6
     return (sig & ((1u << frac_bits_of(f)) - 1)) ? MF_CLS_NAN : MF_CLS_INF;
 }
 
-/* T-FDPA step 1 for a chunk that holds a NaN or an Inf (inputs or c):
- * any NaN or 0*Inf gives NaN, +Inf with -Inf gives NaN, else that Inf. */
-MF_HD static inline __attribute__((always_inline)) uint64_t special_result(mf_format fa, mf_format fb, mf_format fc,
-                                                                     uint64_t c, const uint64_t *a,
-                                                                     const uint64_t *b, int L)
+/* The special-value flags of one product: bit 0 NaN (a NaN input, or Inf
+ * times zero), bit 1 +Inf, bit 2 -Inf; 0 when neither input is NaN or Inf. */
+#define MF_PROD_NAN 1u
+#define MF_PROD_PINF 2u
+#define MF_PROD_NINF 4u
+MF_HD static inline __attribute__((always_inline)) uint32_t prod_special_flags(mf_format fa, mf_format fb,
+                                                                             uint64_t x, uint64_t y)
 {
-    int nan = 0, pinf = 0, ninf = 0;
-    for (int k = 0; k < L; k++) {
-        uint32_t ga, gb;
-        int ca = cls_in(fa, a[k], &ga), cb = cls_in(fb, b[k], &gb);
-        if (ca == MF_CLS_NAN || cb == MF_CLS_NAN)
-            nan = 1;
-        else if (ca == MF_CLS_INF || cb == MF_CLS_INF) {
-            if (ca == MF_CLS_ZERO || cb == MF_CLS_ZERO)
-                nan = 1;
-            else if (ga ^ gb)
-                ninf = 1;
-            else
-                pinf = 1;
-        }
+    uint32_t ga, gb;
+    const int ca = cls_in(fa, x, &ga), cb = cls_in(fb, y, &gb);
+    if (ca == MF_CLS_NAN || cb == MF_CLS_NAN)
+        return MF_PROD_NAN;
+    if (ca == MF_CLS_INF || cb == MF_CLS_INF) {
+        if (ca == MF_CLS_ZERO || cb == MF_CLS_ZERO)
+            return MF_PROD_NAN;
+        return ga ^ gb ? MF_PROD_NINF : MF_PROD_PINF;
     }
+    return 0;
+}
+
+/* T-FDPA step 1 for a chunk that holds a NaN or an Inf (inputs or c), from
+ * its products' flags (prod_special_flags ORed together): any NaN or 0*Inf
+ * gives NaN, +Inf with -Inf gives NaN, else that Inf. */
+MF_HD static inline __attribute__((always_inline)) uint64_t special_of_flags(mf_format fc, uint64_t c, uint32_t fl)
+{
+    int nan = (fl & MF_PROD_NAN) != 0, pinf = (fl & MF_PROD_PINF) != 0, ninf = (fl & MF_PROD_NINF) != 0;
     const int bits = fc == MF_FMT_F32 ? 32 : 16, fbits = fc == MF_FMT_F32 ? 23 : 10;
     uint64_t v = c & (bits == 32 ? 0xFFFFFFFFu : 0xFFFFu);
     uint64_t emask = ((UINT64_C(1) << (bits - 1 - fbits)) - 1) << fbits;
@@ -104,10 +109,20 @@ MF_HD static inline __attribute__((always_inline)) uint64_t special_result(mf_fo
         else
             pinf = 1;
     }
-    (void)fb;
     if (nan || (pinf && ninf))
         return UINT64_MAX;  /* the caller packs the NaN of D's format */
     return ninf ? 1 : 2;    /* -Inf or +Inf */
+}
+
+/* special_of_flags of the chunk's inputs. */
+MF_HD static inline __attribute__((always_inline)) uint64_t special_result(mf_format fa, mf_format fb, mf_format fc,
+                                                                     uint64_t c, const uint64_t *a,
+                                                                     const uint64_t *b, int L)
+{
+    uint32_t fl = 0;
+    for (int k = 0; k < L; k++)
+        fl |= prod_special_flags(fa, fb, a[k], b[k]);
+    return special_of_flags(fc, c, fl);
 }
 
 /* Convert S * 2^q (S signed) with rho, in 64 bits (mf_round64); a sum that
@@ -182,8 +197,9 @@ MF_HD static inline __attribute__((always_inline)) void prod_term(mf_format fa, 
  *               in bits 7-10, so a product's low 14 bits are zero);
  *   bits 8-13   the exponent sum + 32 (-28 to 30 for e4m3 and e5m2);
  *   bit 14      the sign of the product;
- *   bit 15      NaN or Inf among the two inputs (bits 0-14 are then 0: the
- *               NaN/Inf step reads the inputs themselves).
+ *   bit 15      NaN or Inf among the two inputs; bits 0-14 are then the
+ *               product's prod_special_flags, which the chunk's NaN/Inf
+ *               step ORs together instead of decoding the inputs again.
  * tests/model/test_device_model.cpp unpacks every entry of every fp8
  * format pair, both ways of decoding, against the product of the host
  * library's mf_decode of the two inputs. */
@@ -202,7 +218,7 @@ MF_HD static inline __attribute__((always_inline)) uint32_t mf_prod_pack(mf_form
     int32_t exp;
     prod_term(fa, fb, as_f16, x, y, &sig, &exp, &neg, &special);
     if (special)
-        return UINT32_C(1) << 15;
+        return UINT32_C(1) << 15 | prod_special_flags(fa, fb, x, y);
     return sig >> MF_PROD_SHIFT(as_f16) | (uint32_t)(exp + 32) << 8 | neg << 14;
 }
 
@@ -267,7 +283,15 @@ MF_HD static inline __attribute__((always_inline)) int chunk_core_as(const mf_in
         cspecial = e == 0x1F;
     }
     if (special | (uint32_t)cspecial) {
-        uint64_t r = special_result(fa, fb, fc, c, a, b, L);
+        uint64_t r;
+        if (packed) {   /* the products' flags are in their entries (mf_prod_pack) */
+            uint32_t fl = 0;
+            for (int k = 0; k < L; k++)
+                fl |= packed[k] >> 15 ? packed[k] & 7u : 0u;
+            r = special_of_flags(fc, c, fl);
+        } else {
+            r = special_result(fa, fb, fc, c, a, b, L);
+        }
         int ob = in->rho == MF_RNE_FP16 ? 16 : 32, of = in->rho == MF_RNE_FP16 ? 10 : 23;
         uint64_t inf = ((UINT64_C(1) << (ob - 1 - of)) - 1) << of;
         if (r == UINT64_MAX)  /* canonical NaN: 0x7FFFFFFF / 0x7FFF (DOMAIN section 3) */

@@ -140,11 +140,16 @@ static void check_prod_table(void)
                         const int special = va.cls == MF_CLS_NAN || va.cls == MF_CLS_INF || vb.cls == MF_CLS_NAN ||
                                             vb.cls == MF_CLS_INF;
                         const uint64_t sig = va.sig * vb.sig;
+                        /* a special entry's flags: NaN for a NaN input or Inf times zero, else the Inf's sign */
+                        const int zero = va.cls == MF_CLS_ZERO || vb.cls == MF_CLS_ZERO;
+                        const uint32_t flags = !special ? 0u
+                                               : va.cls == MF_CLS_NAN || vb.cls == MF_CLS_NAN || zero ? 1u
+                                               : va.sign ^ vb.sign ? 4u : 2u;
                         const uint32_t w = mfd::mf_prod_pack((mfd::mf_format)fa, (mfd::mf_format)fb, as_f16, x, y);
                         uint32_t psig, pneg;
                         int32_t pexp;
                         const uint32_t pspecial = mfd::mf_prod_unpack(w, as_f16, &psig, &pexp, &pneg);
-                        if (w > 0xFFFF || (int)pspecial != special ||
+                        if (w > 0xFFFF || (int)pspecial != special || (special && (w & 0x7FFF) != flags) ||
                             (!special && (psig != sig || pneg != (uint32_t)(va.sign ^ vb.sign) ||
                                           (sig && pexp != va.exp + vb.exp))))
                             FAIL("product table %s x %s%s 0x%02x 0x%02x: entry 0x%x (sig %x exp %d neg %u special %u), "

@@ -750,22 +750,31 @@ MF_HD static void sparse_legalize(const mf_instr *in, gen_rng *r, mf_case *cs)
     mf_sparse_canon(in, cs);
 }
 
-MF_HD void gen_put_case(const mf_instr *in, int m, int n, int k, void *A, void *B, void *C, void *SA, void *SB,
-                  size_t slot, int s, const mf_case *cs)
+/* gen_put_case of a view (gen_mcase). */
+MF_HD static void put_mcase(const mf_instr *in, int m, int n, int k, void *A, void *B, void *C, void *SA, void *SB,
+                            size_t slot, int s, const gen_mcase *cs)
 {
     size_t S = in->n_scales;
-    put_meta(in, m, SA, slot, s, cs->meta);
+    if (cs->whole)
+        put_meta(in, m, SA, slot, s, cs->whole->meta);
     row_out oa = ro_start(A, (slot * (size_t)m + (size_t)s) * (size_t)k, (size_t)k, mf_tile_elem_bytes(in->fa));
     row_out ob = ro_start(B, (slot * (size_t)n + (size_t)s) * (size_t)k, (size_t)k, mf_tile_elem_bytes(in->fb));
     for (int kk = 0; kk < k; kk++) {
-        ro_put(&oa, cs->a[kk]);
-        ro_put(&ob, cs->b[kk]);
+        ro_put(&oa, GEN_MC_A(cs, kk));
+        ro_put(&ob, GEN_MC_B(cs, kk));
     }
-    abi_set(in->fc, C, (slot * (size_t)m + (size_t)s) * (size_t)n + (size_t)s, cs->c);
+    abi_set(in->fc, C, (slot * (size_t)m + (size_t)s) * (size_t)n + (size_t)s, *cs->c);
     for (size_t q = 0; SA && SB && q < S; q++) {
-        abi_set(in->fs, SA, (slot * (size_t)m + (size_t)s) * S + q, cs->sa[q]);
-        abi_set(in->fs, SB, (slot * (size_t)n + (size_t)s) * S + q, cs->sb[q]);
+        abi_set(in->fs, SA, (slot * (size_t)m + (size_t)s) * S + q, cs->whole->sa[q]);
+        abi_set(in->fs, SB, (slot * (size_t)n + (size_t)s) * S + q, cs->whole->sb[q]);
     }
+}
+
+MF_HD void gen_put_case(const mf_instr *in, int m, int n, int k, void *A, void *B, void *C, void *SA, void *SB,
+                  size_t slot, int s, const mf_case *cs)
+{
+    gen_mcase v = gen_mcase_of((mf_case *)cs);   /* read only */
+    put_mcase(in, m, n, k, A, B, C, SA, SB, slot, s, &v);
 }
 
 MF_HD static void plan_mutate(const gen_ctx *g, gen_rng *pr, uint64_t tile, tile_plan *p)
@@ -783,9 +792,9 @@ MF_HD static void plan_mutate(const gen_ctx *g, gen_rng *pr, uint64_t tile, tile
  * waited on its load, so a part waited on 2K loads from the pool in turn
  * (device code: the compiler cannot move a store to *dst past a later load
  * from *src it may alias). */
-MF_HD static void saved_case_load(const mf_instr *in, mf_case *dst, const mf_case *src)
+MF_HD static void saved_case_load(const mf_instr *in, gen_mcase *dst, const mf_case *src)
 {
-    dst->c = src->c;
+    *dst->c = src->c;
     int kk = 0;
     for (; kk + 8 <= in->k; kk += 8) {
         uint64_t a[8], b[8];   /* constant bounds: unrolled, in registers */
@@ -794,66 +803,94 @@ MF_HD static void saved_case_load(const mf_instr *in, mf_case *dst, const mf_cas
             b[q] = src->b[kk + q];
         }
         for (int q = 0; q < 8; q++) {
-            dst->a[kk + q] = a[q];
-            dst->b[kk + q] = b[q];
+            GEN_MC_A(dst, kk + q) = a[q];
+            GEN_MC_B(dst, kk + q) = b[q];
         }
     }
     for (; kk < in->k; kk++) {
-        dst->a[kk] = src->a[kk];
-        dst->b[kk] = src->b[kk];
+        GEN_MC_A(dst, kk) = src->a[kk];
+        GEN_MC_B(dst, kk) = src->b[kk];
     }
     for (int q = 0; q < in->n_scales; q++) {
-        dst->sa[q] = src->sa[q];
-        dst->sb[q] = src->sb[q];
+        dst->whole->sa[q] = src->sa[q];
+        dst->whole->sb[q] = src->sb[q];
     }
     for (int q = 0; in->sparse && q < in->n_meta; q++)
-        dst->meta[q] = src->meta[q];
+        dst->whole->meta[q] = src->meta[q];
 }
 
 /* Mutated saved cases: case s (from its part's stream) is put on the
  * diagonal (s, s) for s < min(M, N) by part s (A row s, B column s and
  * C[s][s]; part M + s is then empty); beyond the diagonal, it gives A row s
  * or B column s only.  The off-diagonal c are the c of saved cases. */
-MF_HD static void part_mutate(const gen_ctx *g, size_t slot, const tile_plan *p, const gen_rng *tr,
-                              part_role role, int i0, int i1, uint64_t tile)
+MF_HD static void part_mutate_in(const gen_ctx *g, size_t slot, const gen_rng *tr, part_role role, int i0, int i1,
+                                 uint64_t *scratch, size_t stride)
 {
-    (void)p, (void)tile;
     const mf_instr *in = g->in;
     const int diag = g->m < g->n ? g->m : g->n;
     for (int idx = i0; idx < i1; idx++) {
         gen_rng rs = role_rng(g, tr, role, idx), *r = &rs;
         if (role == ROLE_C) {
-            for (int j = 0; j < g->n; j++) {
-                uint64_t c = g->view[rng_below(r, (uint32_t)g->nview)]->cs.c;
-                if (j != idx || idx >= diag)
-                    abi_set(in->fc, g->C, IC(idx, j), c);
+            /* eight values loaded before any is stored: a store to C may alias the pool to the
+             * compiler, so each load waited on the store before it (two dependent loads each) */
+            for (int j0 = 0; j0 < g->n; j0 += 8) {
+                const int nj = g->n - j0 < 8 ? g->n - j0 : 8;
+                uint64_t cv[8] = {0};   /* constant bounds: unrolled, in registers */
+                for (int q = 0; q < 8; q++)
+                    if (q < nj)
+                        cv[q] = g->view[rng_below(r, (uint32_t)g->nview)]->cs.c;
+                for (int q = 0; q < 8; q++) {
+                    const int j = j0 + q;
+                    if (q < nj && (j != idx || idx >= diag))
+                        abi_set(in->fc, g->C, IC(idx, j), cv[q]);
+                }
             }
             continue;
         }
         if (role == ROLE_B && idx < diag)
             continue;   /* written with A row idx */
-        mf_case cs;
+        mf_case local;
+        gen_mcase cs;
+        if (scratch) {   /* the caller's room (a dense row without scales) */
+            cs.c = scratch;
+            cs.a = scratch + stride;
+            cs.b = scratch + (size_t)(1 + in->k) * stride;
+            cs.stride = stride;
+            cs.whole = NULL;
+        } else {
+            cs = gen_mcase_of(&local);
+        }
         saved_case_load(in, &cs, &g->view[rng_below(r, (uint32_t)g->nview)]->cs);
         const mf_case *other = &g->view[rng_below(r, (uint32_t)g->nview)]->cs;
-        gen_mutate(in, r, &cs, other);
+        gen_mutate_in(in, r, &cs, other);
         if (in->sparse && role == ROLE_A)
-            sparse_legalize(in, r, &cs);
+            sparse_legalize(in, r, cs.whole);
         const int s = idx;
         if (s < diag) {
-            gen_put_case(in, g->m, g->n, g->k, g->A, g->B, g->C, g->SA, g->SB, slot, s, &cs);
+            put_mcase(in, g->m, g->n, g->k, g->A, g->B, g->C, g->SA, g->SB, slot, s, &cs);
         } else if (role == ROLE_A) {
             for (int kk = 0; kk < g->k; kk++)
-                abi_set(in->fa, g->A, IA(s, kk), cs.a[kk]);
-            put_meta(in, g->m, g->SA, slot, s, cs.meta);
+                abi_set(in->fa, g->A, IA(s, kk), GEN_MC_A(&cs, kk));
+            if (cs.whole)
+                put_meta(in, g->m, g->SA, slot, s, cs.whole->meta);
             for (int q = 0; g->SA && g->SB && q < in->n_scales; q++)
-                abi_set(in->fs, g->SA, (slot * (size_t)g->m + (size_t)s) * in->n_scales + (size_t)q, cs.sa[q]);
+                abi_set(in->fs, g->SA, (slot * (size_t)g->m + (size_t)s) * in->n_scales + (size_t)q,
+                        cs.whole->sa[q]);
         } else {
             for (int kk = 0; kk < g->k; kk++)
-                abi_set(in->fb, g->B, IB(s, kk), cs.b[kk]);
+                abi_set(in->fb, g->B, IB(s, kk), GEN_MC_B(&cs, kk));
             for (int q = 0; g->SA && g->SB && q < in->n_scales; q++)
-                abi_set(in->fs, g->SB, (slot * (size_t)g->n + (size_t)s) * in->n_scales + (size_t)q, cs.sb[q]);
+                abi_set(in->fs, g->SB, (slot * (size_t)g->n + (size_t)s) * in->n_scales + (size_t)q,
+                        cs.whole->sb[q]);
         }
     }
+}
+
+MF_HD static void part_mutate(const gen_ctx *g, size_t slot, const tile_plan *p, const gen_rng *tr,
+                              part_role role, int i0, int i1, uint64_t tile)
+{
+    (void)p, (void)tile;
+    part_mutate_in(g, slot, tr, role, i0, i1, NULL, 0);
 }
 
 /* ------------------------------------------------------------ driving the parts */
@@ -945,8 +982,8 @@ MF_HD void gen_plan_tile(const gen_ctx *g, const gen_prep *pp, gen_kind kind, co
         plan_tile(g, pp, kind, tile_rng, tile, p);
 }
 
-MF_HD void gen_run_part_planned(const gen_ctx *g, const gen_plan *p, gen_kind kind, const gen_rng *tile_rng,
-                                uint64_t tile, size_t slot, int phase, int part)
+MF_HD void gen_run_part_scratch(const gen_ctx *g, const gen_plan *p, gen_kind kind, const gen_rng *tile_rng,
+                                uint64_t tile, size_t slot, int phase, int part, uint64_t *scratch, size_t stride)
 {
     if (is_int_tile(g, kind)) {
         gen_int_part(g, slot, tile_rng, kind, phase, part);
@@ -958,7 +995,16 @@ MF_HD void gen_run_part_planned(const gen_ctx *g, const gen_plan *p, gen_kind ki
     part_role role = part_role_of(g, phase, part, &idx);
     if (role == ROLE_NONE)
         return;
-    run_parts(g, kind, p, tile_rng, tile, slot, role, idx, idx + 1);
+    if (kind == GEN_MUTATE && scratch && !g->in->sparse && !g->in->n_scales)
+        part_mutate_in(g, slot, tile_rng, role, idx, idx + 1, scratch, stride);
+    else
+        run_parts(g, kind, p, tile_rng, tile, slot, role, idx, idx + 1);
+}
+
+MF_HD void gen_run_part_planned(const gen_ctx *g, const gen_plan *p, gen_kind kind, const gen_rng *tile_rng,
+                                uint64_t tile, size_t slot, int phase, int part)
+{
+    gen_run_part_scratch(g, p, kind, tile_rng, tile, slot, phase, part, NULL, 0);
 }
 
 MF_HD void gen_run_part_prep(const gen_ctx *g, const gen_prep *pp, gen_kind kind, const gen_rng *tile_rng,

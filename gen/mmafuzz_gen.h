@@ -183,6 +183,13 @@ MF_HD void gen_plan_tile(const gen_ctx *g, const gen_prep *pp, gen_kind kind, co
 /* gen_run_part_prep with the tile's plan (gen_plan_tile of the same tile) at hand: the same bytes. */
 MF_HD void gen_run_part_planned(const gen_ctx *g, const gen_plan *p, gen_kind kind, const gen_rng *tile_rng,
                                 uint64_t tile, size_t slot, int phase, int part);
+/* gen_run_part_planned with room for mutate's working case: 2K + 1 values,
+ * value q at scratch[q * stride] (c, then a, then b), used where the row is
+ * dense and has no scales (gen_mcase); NULL: a local mf_case.  The same
+ * bytes either way (tests/gen/test_gen_parts.c). */
+MF_HD void gen_run_part_scratch(const gen_ctx *g, const gen_plan *p, gen_kind kind, const gen_rng *tile_rng,
+                                uint64_t tile, size_t slot, int phase, int part, uint64_t *scratch,
+                                size_t stride);
 
 /* Elements one at a time, for one thread per element (or per word) of a
  * part (the GPU).  Where generator `kind` draws a fixed number of values for
@@ -253,6 +260,25 @@ MF_HD mut_kind gen_mutate_once(const mf_instr *in, gen_rng *r, mf_case *cs, cons
 
 /* Apply 1 to 4 random mutations (gen_mutate_once) to *cs. */
 MF_HD void gen_mutate(const mf_instr *in, gen_rng *r, mf_case *cs, const mf_case *other);
+
+/* A case being mutated, wherever its values are: c at *c, a[q] at
+ * a[q * stride], b[q] at b[q * stride]; its scales and metadata in *whole,
+ * the mf_case that holds it (stride 1), which may be NULL for a dense row
+ * without scales.  gen_mcase_of: the view of an mf_case.  The GPU's part
+ * kernel mutates in shared memory, a thread's values `blockDim` apart
+ * (gen_run_part_scratch); the mutators and their draws are the same. */
+typedef struct gen_mcase {
+    uint64_t *c, *a, *b;
+    size_t stride;
+    mf_case *whole;
+} gen_mcase;
+/* a[q] and b[q] of the case being mutated */
+#define GEN_MC_A(cs, q) ((cs)->a[(size_t)(q) * (cs)->stride])
+#define GEN_MC_B(cs, q) ((cs)->b[(size_t)(q) * (cs)->stride])
+MF_HD gen_mcase gen_mcase_of(mf_case *cs);
+/* gen_mutate_once and gen_mutate of a view. */
+MF_HD mut_kind gen_mutate_once_in(const mf_instr *in, gen_rng *r, gen_mcase *cs, const mf_case *other);
+MF_HD void gen_mutate_in(const mf_instr *in, gen_rng *r, gen_mcase *cs, const mf_case *other);
 
 /* ------------------------------------------------------------ sparse rows */
 

@@ -177,6 +177,15 @@ __global__ void __launch_bounds__(256) vscatter_kernel(unsigned ntiles, const un
  * 17 for the smallest tiles of the table (M, N >= 8). */
 const int kPartThreads = 128, kPartMin = 8, kPlanSlots = kPartThreads / kPartMin + 1;
 
+/* mutate's working cases in the part kernel's shared memory (gen_run_part_scratch):
+ * 2K + 1 values a thread, interleaved by thread, for rows of K up to
+ * kMutKMax (66,560 bytes a block at K = 32); other rows' cases stay in local
+ * memory.  There a warp's 32 cases (16.6 KB at K = 32) overflowed L1, and
+ * the mutators' dependent loads and stores (permute's swaps, the copy of the
+ * saved case, the stores of the rows) went to L2 (ncu, H100). */
+const int kMutKMax = 32;
+__host__ __device__ constexpr size_t vmut_bytes(int k) { return (size_t)(2 * k + 1) * kPartThreads * 8; }
+
 /* Parts lo .. lo+parts-1 of one phase of generation (gen_run_part_planned):
  * thread q of the launch runs part lo + q % parts of the chunk's tile
  * perm[q / parts], so that the threads of a warp run parts of the same tile
@@ -189,15 +198,17 @@ const int kPartThreads = 128, kPartMin = 8, kPlanSlots = kPartThreads / kPartMin
  * again in every part thread, in local memory, they made the part kernels
  * wait on L2 (ncu, H200: 68-81% of L2 throughput, a 2864-byte stack frame).
  * Fewer than kPartMin parts a tile (not in the table today): every thread
- * works out its own plan (gen_run_part_prep), the same bytes. */
+ * works out its own plan (gen_run_part_prep), the same bytes.  mut: the
+ * launch has vmut_bytes(K) of dynamic shared memory for mutate's cases. */
 __global__ void __launch_bounds__(kPartThreads) vpart_kernel(const __grid_constant__ VParams p,
                                                              const unsigned char *kind,
                                                              const unsigned long long *rng, const unsigned *perm,
                                                              const unsigned *count, int skip, int phase,
-                                                             unsigned lo, unsigned parts)
+                                                             unsigned lo, unsigned parts, int mut)
 {
     __shared__ mfd::gen_prep sprep;
     __shared__ mfd::gen_plan splan[kPlanSlots];
+    extern __shared__ unsigned long long vmut[];   /* thread t's value q at vmut[t + q * blockDim.x] */
     /* the tiles perm[0 .. count[skip]) are velem_kernel's (skip < 0: none) */
     if (skip >= 0)
         perm += count[skip];
@@ -227,8 +238,9 @@ __global__ void __launch_bounds__(kPartThreads) vpart_kernel(const __grid_consta
             const unsigned u = q / parts, t = perm[u], part = q - u * parts;
             mfd::gen_rng r;
             r.s = rng[t];
-            mfd::gen_run_part_planned(&p.g, &splan[u - u0], (mfd::gen_kind)kind[t], &r, vtile(p, t), (size_t)t,
-                                      phase, (int)(lo + part));
+            mfd::gen_run_part_scratch(&p.g, &splan[u - u0], (mfd::gen_kind)kind[t], &r, vtile(p, t), (size_t)t,
+                                      phase, (int)(lo + part), mut ? (uint64_t *)vmut + threadIdx.x : NULL,
+                                      blockDim.x);
         }
         __syncthreads();
     }
@@ -622,6 +634,7 @@ const VFixedShape *vfixed_for(const mf_instr *in, const mf_instr *model, int cc)
 struct Vgpu {
     int ordinal, sms;
     int cc;                     /* compute capability, major * 10 + minor (the fixed-shape checks: 90) */
+    int mut_grid, mut_k;        /* vpart_kernel's grid with mutate's cases of K = mut_k in shared memory */
     int pick_grid, run_grid, elem_grid[4], chk_grid;  /* blocks of a whole-GPU launch of each kernel (elem_grid:
                                                         * velem_kernel's, by log2 of the element bytes) */
     VSlot slot[kSlots];
@@ -940,6 +953,8 @@ cudaError_t vgpu_run(Vgpu *v, VgpuShared *sh, const VgpuKernel *kern, const char
         v->pick_grid = v->sms * (per > 0 ? per : 1);
         VCK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per, vpart_kernel, kPartThreads, 0));
         v->run_grid = v->sms * (per > 0 ? per : 1);
+        VCK(cudaFuncSetAttribute(vpart_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                 (int)vmut_bytes(kMutKMax)));
         for (unsigned q = 0; q < 4; q++) {   /* velem_kernel's instances, by element bytes 1, 2, 4, 8 */
             VCK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per, velem_for(1u << q), kElemThreads, 0));
             v->elem_grid[q] = v->sms * (per > 0 ? per : 1);
@@ -1114,11 +1129,21 @@ cudaError_t vgpu_run(Vgpu *v, VgpuShared *sh, const VgpuKernel *kern, const char
             for (int r = phase == 0 ? 0 : 2; skip >= 0 && r < (phase == 0 ? 2 : 3); r++)
                 velem_for(er[r].es)<<<v->elem_grid[__builtin_ctz(er[r].es)], kElemThreads, 0, s->stream>>>(
                     p, s->kind, s->rng, s->perm, s->count, skip, r, er[r].rows, er[r].len, er[r].per);
-            vpart_kernel<<<v->run_grid, kPartThreads, 0, s->stream>>>(p, s->kind, s->rng, s->perm, s->count, skip,
-                                                                      phase, 0, split);
+            /* phase 0 of a dense row without scales: mutate's cases in shared memory */
+            const int mut = phase == 0 && sh->k <= kMutKMax && !in->sparse && !in->n_scales;
+            const size_t smem = mut ? vmut_bytes(sh->k) : 0;
+            if (mut && v->mut_k != sh->k) {
+                int per = 0;
+                VCK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per, vpart_kernel, kPartThreads, smem));
+                v->mut_grid = v->sms * (per > 0 ? per : 1);
+                v->mut_k = sh->k;
+            }
+            const int grid = mut ? v->mut_grid : v->run_grid;
+            vpart_kernel<<<grid, kPartThreads, smem, s->stream>>>(p, s->kind, s->rng, s->perm, s->count, skip, phase,
+                                                                  0, split, mut);
             if (split < parts)
-                vpart_kernel<<<v->run_grid, kPartThreads, 0, s->stream>>>(p, s->kind, s->rng, s->perm, s->count,
-                                                                          skip, phase, split, parts - split);
+                vpart_kernel<<<grid, kPartThreads, smem, s->stream>>>(p, s->kind, s->rng, s->perm, s->count, skip,
+                                                                      phase, split, parts - split, mut);
         }
         VCK(cudaGetLastError());
         if (v->check_gen && c == 0) {

@@ -8,8 +8,10 @@
  *     shuffled), must give exactly its bytes, write every byte of the tile
  *     and nothing outside it, and leave the tile stream unchanged, both
  *     part by part (gen_run_part) and from one plan per tile
- *     (gen_plan_tile, gen_run_part_planned).  This is the promise the GPU
- *     relies on (same bits as the host);
+ *     (gen_plan_tile, gen_run_part_planned, and gen_run_part_scratch with
+ *     mutate's working case in a buffer of interleaved cases, as the GPU's
+ *     shared memory holds it).  This is the promise the GPU relies on (same
+ *     bits as the host);
  *   - cancel: the generator's definition (partners a' = -a with at most the
  *     two lowest fraction bits changed, b' = b with at most the lowest bit
  *     changed; in mode 1, c has the opposite sign of a0*b0 and its leading
@@ -192,6 +194,9 @@ static void check_parts(const mf_instr *in, int m, int n, int k, gen_rng *shuf, 
     bufs_alloc(&par, in, m, n, k);
     make_saved(in);
     int *perm = malloc(sizeof(int) * (size_t)(m + n));
+    /* mutate's working cases, three interleaved (value q of case j at scratch[j + 3 q]) */
+    const size_t scratch_len = 3 * (size_t)(2 * k + 1);
+    uint64_t *scratch = malloc(sizeof(uint64_t) * scratch_len);
     for (int gk = 0; gk < GEN_COUNT; gk++) {
         for (uint64_t tile = 0; tile < 12; tile++) {
             gen_ctx cr, cp;
@@ -230,10 +235,15 @@ static void check_parts(const mf_instr *in, int m, int n, int k, gen_rng *shuf, 
                 int np = gen_part_count(&cp, phase);
                 shuffle(perm, np, shuf);
                 for (int q = 0; q < np; q++) {
-                    if (planned)
+                    if (planned && (tile & 2)) {
+                        for (size_t i = 0; i < scratch_len; i++)   /* what a part leaves there must not matter */
+                            scratch[i] = UINT64_C(0xC3C3C3C3C3C3C3C3) * (i + 1);
+                        gen_run_part_scratch(&cp, &plan, kind, &r, t, 1, phase, perm[q], scratch + q % 3, 3);
+                    } else if (planned) {
                         gen_run_part_planned(&cp, &plan, kind, &r, t, 1, phase, perm[q]);
-                    else
+                    } else {
                         gen_run_part(&cp, kind, &r, t, 1, phase, perm[q]);
+                    }
                 }
             }
             CHECK(r.s == r0.s, "%s %s: gen_run_part changed the tile stream", in->name, gen_table[gk].name);
@@ -263,6 +273,7 @@ static void check_parts(const mf_instr *in, int m, int n, int k, gen_rng *shuf, 
         }
     }
     free(perm);
+    free(scratch);
     bufs_free(&ref);
     bufs_free(&par);
 }

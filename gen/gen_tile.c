@@ -831,19 +831,10 @@ MF_HD static void part_mutate_in(const gen_ctx *g, size_t slot, const gen_rng *t
     for (int idx = i0; idx < i1; idx++) {
         gen_rng rs = role_rng(g, tr, role, idx), *r = &rs;
         if (role == ROLE_C) {
-            /* eight values loaded before any is stored: a store to C may alias the pool to the
-             * compiler, so each load waited on the store before it (two dependent loads each) */
-            for (int j0 = 0; j0 < g->n; j0 += 8) {
-                const int nj = g->n - j0 < 8 ? g->n - j0 : 8;
-                uint64_t cv[8] = {0};   /* constant bounds: unrolled, in registers */
-                for (int q = 0; q < 8; q++)
-                    if (q < nj)
-                        cv[q] = g->view[rng_below(r, (uint32_t)g->nview)]->cs.c;
-                for (int q = 0; q < 8; q++) {
-                    const int j = j0 + q;
-                    if (q < nj && (j != idx || idx >= diag))
-                        abi_set(in->fc, g->C, IC(idx, j), cv[q]);
-                }
+            for (int j = 0; j < g->n; j++) {
+                uint64_t c = g->view[rng_below(r, (uint32_t)g->nview)]->cs.c;
+                if (j != idx || idx >= diag)
+                    abi_set(in->fc, g->C, IC(idx, j), c);
             }
             continue;
         }

@@ -514,11 +514,13 @@ __global__ void __launch_bounds__(256, vfixed_minb(vtab(FA, FB))) vfixed_kernel(
     const unsigned step = gridDim.x * blockDim.x;
     const unsigned char *A = (const unsigned char *)p.g.A, *B = (const unsigned char *)p.g.B,
                         *C = (const unsigned char *)p.g.C, *D = p.D;
-    /* the block's warps start each case together (a barrier per case): the unrolled code is 20 000 to
-     * 100 000 bytes, and warps far apart in it each miss the instruction cache (ncu, H100: the k32 F16-emu
-     * kernel's warps waited on instruction fetch two thirds of the time); together, one fetch serves them */
+    /* No barrier between cases.  One per case, so that a block's warps ran the unrolled code together and
+     * shared its instruction fetches, had made the k32 F16-emu check 1.3x faster when its warps waited on
+     * fetch two thirds of the time (the code was 100 KB); with the product table (the k32 shapes 30-55 KB)
+     * the warps waited at the barrier for the block's slowest case instead, a lane with a NaN or Inf or an
+     * unusual alignment holding up eight warps: H100, same call, 30 s each over the 40 rows, 9.53/9.60e9/s
+     * with the barrier, 10.24/10.34e9/s without (every row 1.01-1.09x). */
     for (unsigned base = blockIdx.x * blockDim.x; base < total; base += step) {
-        __syncthreads();
         const unsigned idx = base + threadIdx.x;
         if (idx >= total)
             continue;

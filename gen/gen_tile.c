@@ -973,6 +973,11 @@ MF_HD void gen_plan_tile(const gen_ctx *g, const gen_prep *pp, gen_kind kind, co
         plan_tile(g, pp, kind, tile_rng, tile, p);
 }
 
+MF_HD size_t gen_mutate_scratch_values(const mf_instr *in)
+{
+    return in->sparse || in->n_scales ? 0 : (size_t)(2 * in->k + 1);
+}
+
 MF_HD void gen_run_part_scratch(const gen_ctx *g, const gen_plan *p, gen_kind kind, const gen_rng *tile_rng,
                                 uint64_t tile, size_t slot, int phase, int part, uint64_t *scratch, size_t stride)
 {
@@ -986,7 +991,7 @@ MF_HD void gen_run_part_scratch(const gen_ctx *g, const gen_plan *p, gen_kind ki
     part_role role = part_role_of(g, phase, part, &idx);
     if (role == ROLE_NONE)
         return;
-    if (kind == GEN_MUTATE && scratch && !g->in->sparse && !g->in->n_scales)
+    if (kind == GEN_MUTATE && scratch && gen_mutate_scratch_values(g->in))
         part_mutate_in(g, slot, tile_rng, role, idx, idx + 1, scratch, stride);
     else
         run_parts(g, kind, p, tile_rng, tile, slot, role, idx, idx + 1);

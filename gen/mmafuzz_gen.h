@@ -186,7 +186,10 @@ MF_HD void gen_run_part_planned(const gen_ctx *g, const gen_plan *p, gen_kind ki
 /* gen_run_part_planned with room for mutate's working case: 2K + 1 values,
  * value q at scratch[q * stride] (c, then a, then b), used where the row is
  * dense and has no scales (gen_mcase); NULL: a local mf_case.  The same
- * bytes either way (tests/gen/test_gen_parts.c). */
+ * bytes either way (tests/gen/test_gen_parts.c).  gen_mutate_scratch_values:
+ * the values of that room a case of row `in` takes (2K + 1), or 0 where the
+ * row keeps its working case in an mf_case (sparse rows, rows with scales). */
+MF_HD size_t gen_mutate_scratch_values(const mf_instr *in);
 MF_HD void gen_run_part_scratch(const gen_ctx *g, const gen_plan *p, gen_kind kind, const gen_rng *tile_rng,
                                 uint64_t tile, size_t slot, int phase, int part, uint64_t *scratch,
                                 size_t stride);

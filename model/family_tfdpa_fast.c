@@ -77,6 +77,7 @@ MF_HD static inline __attribute__((always_inline)) int cls_in(mf_format f, uint6
 #define MF_PROD_NAN 1u
 #define MF_PROD_PINF 2u
 #define MF_PROD_NINF 4u
+#define MF_PROD_FLAGS (MF_PROD_NAN | MF_PROD_PINF | MF_PROD_NINF)
 MF_HD static inline __attribute__((always_inline)) uint32_t prod_special_flags(mf_format fa, mf_format fb,
                                                                              uint64_t x, uint64_t y)
 {
@@ -287,7 +288,7 @@ MF_HD static inline __attribute__((always_inline)) int chunk_core_as(const mf_in
         if (packed) {   /* the products' flags are in their entries (mf_prod_pack) */
             uint32_t fl = 0;
             for (int k = 0; k < L; k++)
-                fl |= packed[k] >> 15 ? packed[k] & 7u : 0u;
+                fl |= packed[k] >> 15 ? packed[k] & MF_PROD_FLAGS : 0u;
             r = special_of_flags(fc, c, fl);
         } else {
             r = special_result(fa, fb, fc, c, a, b, L);

@@ -1132,8 +1132,9 @@ cudaError_t vgpu_run(Vgpu *v, VgpuShared *sh, const VgpuKernel *kern, const char
                 velem_for(er[r].es)<<<v->elem_grid[__builtin_ctz(er[r].es)], kElemThreads, 0, s->stream>>>(
                     p, s->kind, s->rng, s->perm, s->count, skip, r, er[r].rows, er[r].len, er[r].per);
             /* phase 0 of a dense row without scales: mutate's cases in shared memory */
-            const int mut = phase == 0 && sh->k <= kMutKMax && !in->sparse && !in->n_scales;
-            const size_t smem = mut ? vmut_bytes(sh->k) : 0;
+            const size_t mvals = ::gen_mutate_scratch_values(in);
+            const int mut = phase == 0 && sh->k <= kMutKMax && mvals;
+            const size_t smem = mut ? mvals * kPartThreads * 8 : 0;
             if (mut && v->mut_k != sh->k) {
                 int per = 0;
                 VCK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per, vpart_kernel, kPartThreads, smem));

@@ -2,7 +2,7 @@
  * model_bench.cu - mmafuzz_model_bench: the model and the case generators as
  * device code (model_device.cuh) on the GPU.
  *
- * usage: mmafuzz_model_bench [--all] [--check] [-n CASES] [-seed S] [-device N]
+ * usage: mmafuzz_model_bench [--all] [--rows] [--check] [-n CASES] [-seed S] [-device N]
  *                            [--check-tiles T] [--instr NAME]...
  *
  * Benchmark (default): for every family, each of its rows is timed on a
@@ -10,8 +10,9 @@
  * generated on the GPU by mfd::gen_tile (one thread per tile, default mix),
  * then mfd::mf_eval on the GPU (one thread per case), D written to device
  * memory.  Printed: model-on-GPU dot products/s (mf_eval alone, from CUDA
- * events) and the generators' tiles/s and cases/s.  --all: also every hopper
- * row; --instr: those rows only.
+ * events) and the generators' tiles/s and cases/s.  --rows: also the short
+ * run of every row, under its family; --all: also every hopper row on -n
+ * cases; --instr: those rows only.
  *
  * --check: the GPU against the host library, exit 1 on any difference:
  *   gen   every generator alone (mutate with a pool of saved cases copied to
@@ -239,7 +240,7 @@ static void print_result(const char *what, const ::mf_instr *in, size_t n, const
     fflush(stdout);
 }
 
-static int run_bench(size_t ncases, uint64_t seed, int all, const std::vector<const ::mf_instr *> &only)
+static int run_bench(size_t ncases, uint64_t seed, int all, int rows, const std::vector<const ::mf_instr *> &only)
 {
     if (!only.empty()) {
         for (const ::mf_instr *in : only)
@@ -254,7 +255,10 @@ static int run_bench(size_t ncases, uint64_t seed, int all, const std::vector<co
             const ::mf_instr *in = &mf_instr_table[i];
             if ((int)in->family != f)
                 continue;
-            const bench_result r = bench_row(in, ncases / 16 < (1u << 18) ? ncases / 16 : (1u << 18), seed);
+            const size_t n = ncases / 16 < (1u << 18) ? ncases / 16 : (1u << 18);
+            const bench_result r = bench_row(in, n, seed);
+            if (rows)
+                print_result("  row", in, n, r);
             if (!slowest || r.eval_per_s < worst) {
                 slowest = in;
                 worst = r.eval_per_s;
@@ -495,12 +499,14 @@ int main(int argc, char **argv)
 {
     size_t ncases = (size_t)1 << 24, check_tiles = 1000000;
     uint64_t seed = 1;
-    int all = 0, check = 0, device = 0;
+    int all = 0, rows = 0, check = 0, device = 0;
     std::vector<const ::mf_instr *> only;
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
         if (!strcmp(a, "--all"))
             all = 1;
+        else if (!strcmp(a, "--rows"))
+            rows = 1;
         else if (!strcmp(a, "--check"))
             check = 1;
         else if (i + 1 < argc && !strcmp(a, "-n"))
@@ -520,7 +526,7 @@ int main(int argc, char **argv)
             only.push_back(in);
         } else {
             fprintf(stderr,
-                    "usage: %s [--all] [--check] [-n CASES] [-seed S] [-device N] [--check-tiles T] [--instr NAME]...\n",
+                    "usage: %s [--all] [--rows] [--check] [-n CASES] [-seed S] [-device N] [--check-tiles T] [--instr NAME]...\n",
                     argv[0]);
             return 2;
         }
@@ -545,5 +551,5 @@ int main(int argc, char **argv)
     CK(mfd_device_init(0));
     /* the general path (eval_kernel): the same room as the GPU check gives it (model_device.cuh) */
     CK(cudaDeviceSetLimit(cudaLimitStackSize, MFD_STACK_BYTES));
-    return check ? run_check(check_tiles, seed) : run_bench(ncases, seed, all, only);
+    return check ? run_check(check_tiles, seed) : run_bench(ncases, seed, all, rows, only);
 }

@@ -19,17 +19,6 @@
  */
 #include "internal.h"
 
-/* Two's complement (or unsigned) value of the bits of x in format f. */
-MF_HD static int64_t int_value(mf_format f, uint64_t x)
-{
-    const mf_format_info *fi = mf_format_get(f);
-    const uint64_t mask = (UINT64_C(1) << fi->bits) - 1;
-    x &= mask;
-    if (fi->has_sign && ((x >> (fi->bits - 1)) & 1))
-        return (int64_t)x - (int64_t)(mask + 1);
-    return (int64_t)x;
-}
-
 MF_HD uint64_t mf_eval_int_dot(const mf_instr *in, const mf_case *cs, const mf_trace *tr)
 {
     int64_t dot = 0; /* at most 256 products of |x| <= 2^8 * 2^8: no overflow */
@@ -44,11 +33,17 @@ MF_HD uint64_t mf_eval_int_dot(const mf_instr *in, const mf_case *cs, const mf_t
                  (long long)dot);
     } else {
         for (int k = 0; k < in->k; k++)
-            dot += int_value(in->fa, cs->a[k]) * int_value(in->fb, cs->b[k]);
+            dot += mf_int_value(in->fa, cs->a[k]) * mf_int_value(in->fb, cs->b[k]);
         MF_TRACE(tr, "exact dot product of %d %s x %s products = %lld", in->k, mf_format_get(in->fa)->name,
                  mf_format_get(in->fb)->name, (long long)dot);
     }
-    int64_t c = in->no_c ? 0 : int_value(in->fc, cs->c);
+    return mf_int_dot_finish(in, dot, cs->c, tr);
+}
+
+MF_HD uint64_t mf_int_dot_finish(const mf_instr *in, int64_t dot, uint64_t cbits, const mf_trace *tr)
+{
+    const int flags = in->x;
+    int64_t c = in->no_c ? 0 : mf_int_value(in->fc, cbits);
     int64_t sum = dot + c;
     uint32_t d;
     if (flags & MF_INT_SATFINITE) {

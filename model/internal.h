@@ -244,6 +244,20 @@ MF_HD static inline int mf_f16_emu_pos(int k, int half)
     return ((k >> 1) & 1) * half + ((k >> 2) << 1) + (k & 1);
 }
 MF_HD uint64_t mf_eval_int_dot(const mf_instr *in, const mf_case *cs, const mf_trace *tr);
+/* Two's complement (or unsigned) value of the bits of x in integer format f. */
+MF_HD static inline int64_t mf_int_value(mf_format f, uint64_t x)
+{
+    const mf_format_info *fi = mf_format_get(f);
+    const uint64_t mask = (UINT64_C(1) << fi->bits) - 1;
+    x &= mask;
+    if (fi->has_sign && ((x >> (fi->bits - 1)) & 1))
+        return (int64_t)x - (int64_t)(mask + 1);
+    return (int64_t)x;
+}
+/* MF_INT_DOT's last step: the exact dot product `dot` plus c (the bits of
+ * the case's c; none with no_c), wrapped modulo 2^32 or (.satfinite)
+ * clamped to s32. */
+MF_HD uint64_t mf_int_dot_finish(const mf_instr *in, int64_t dot, uint64_t c, const mf_trace *tr);
 /* @return 1 if row `in` (a modified copy) sets one of wgmma's operand forms
  * (neg_a, neg_b, no_c), or is sparse: only the general path models them. */
 MF_HD static inline int mf_row_has_forms(const mf_instr *in)

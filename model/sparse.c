@@ -30,22 +30,30 @@
  */
 #include "internal.h"
 
-/* The kept logical positions of cs in K order (meta_order 0) or in
- * metadata order (1).  @return how many (K/2). */
+/* The kept logical positions of group g of cs in K order (meta_order 0) or
+ * in metadata order (1).  @return how many (MF_SP_KEPT_MAX at most). */
+MF_HD static inline int group_kept(const mf_instr *in, const mf_case *cs, int g, int meta_order, int *p)
+{
+    int c = mf_sparse_group_kept(in, g, cs->meta[g], p);
+    if (c >= 2 && !meta_order && p[c / 2] < p[0]) {
+        /* the second index's element (s4/u4: pair) first */
+        for (int i = 0; i < c / 2; i++) {
+            int t = p[i];
+            p[i] = p[i + c / 2];
+            p[i + c / 2] = t;
+        }
+    }
+    return c;
+}
+
+/* The kept logical positions of cs, group by group (group_kept).
+ * @return how many (K/2). */
 MF_HD static int kept_positions(const mf_instr *in, const mf_case *cs, int meta_order, int *pos)
 {
     int n = 0;
     for (int g = 0; g < in->n_meta; g++) {
         int p[MF_SP_KEPT_MAX];
-        int c = mf_sparse_group_kept(in, g, cs->meta[g], p);
-        if (c >= 2 && !meta_order && p[c / 2] < p[0]) {
-            /* the second index's element (s4/u4: pair) first */
-            for (int i = 0; i < c / 2; i++) {
-                int t = p[i];
-                p[i] = p[i + c / 2];
-                p[i + c / 2] = t;
-            }
-        }
+        int c = group_kept(in, cs, g, meta_order, p);
         for (int i = 0; i < c; i++)
             pos[n++] = p[i];
     }
@@ -69,8 +77,111 @@ MF_HD static uint64_t eval_dense(const mf_instr *r, const mf_case *t, const mf_t
     return tr ? mf_eval_trace(r, t, tr) : mf_eval(r, t);
 }
 
+#ifdef MF_DEVICE_BUILD
+/* ---- device code: the kept products straight into registers
+ *
+ * The general path below gathers the kept products into a second mf_case
+ * (2 KiB of local memory in device code) and evaluates the dense row through
+ * mf_eval again.  For the floating-point rows of MF_SPM_KEPT and
+ * MF_SPM_META_ORDER whose dense row has a fixed-shape entry, device code
+ * instead gathers the n = K/2 kept values of a and b into arrays of constant
+ * length and calls that entry (mf_t_fdpa_fixed, mf_f16_emu_fixed) itself:
+ * the entries, chunks and order that the general path reaches through
+ * mf_eval (mf_t_fdpa_fast, mf_eval_f16_emu), so the same bits.
+ * tests/model/test_device_model.cpp holds every sparse row against the host
+ * library's general path. */
+
+/* The n kept values of a and b of cs in the order group_kept gives, per
+ * kept positions of each group (a constant, in->sp_group / 2). */
+MF_HD static inline __attribute__((always_inline)) void gather_kept(const mf_instr *in, const mf_case *cs,
+                                                                   int meta_order, uint64_t *ka, uint64_t *kb,
+                                                                   const int n, const int per)
+{
+    MF_UNROLL
+    for (int g = 0; g < n / per; g++) {
+        int p[MF_SP_KEPT_MAX];
+        group_kept(in, cs, g, meta_order, p);
+        MF_UNROLL
+        for (int i = 0; i < per; i++) {
+            ka[g * per + i] = cs->a[p[i]];
+            kb[g * per + i] = cs->b[p[i]];
+        }
+    }
+}
+
+/* T-FDPA on the kept products: dense row r (k = n, chunks of L) of A and B
+ * formats FA, FB, with a fast plan. */
+MF_HD static inline __attribute__((always_inline)) uint64_t sparse_t_fdpa_fixed(const mf_instr *in, const mf_instr *r,
+                                                                               const mf_case *cs, int meta_order,
+                                                                               mf_format fa, mf_format fb,
+                                                                               const int n, const int L)
+{
+    uint64_t ka[MF_KMAX_FLOAT / 2], kb[MF_KMAX_FLOAT / 2];
+    gather_kept(in, cs, meta_order, ka, kb, n, fa == MF_FMT_TF32 ? 1 : 2);
+    return mf_t_fdpa_fixed(r, fa, fb, r->fc, r->fd, ka, kb, NULL, cs->c, n, L);
+}
+
+/* The sparse T-FDPA shapes with a fixed-length path: A and B formats, kept
+ * products n (K/2) and chunk length L of the dense row, as the table's
+ * sparse rows have them (instr_table.def).  A row of another shape takes the
+ * general path: the same bits, slower. */
+#define SP_T_FDPA_SHAPES(X)                                                                                  \
+    X(F16, F16, 8, 8) X(F16, F16, 16, 8) X(F16, F16, 16, 16)                                                 \
+    X(BF16, BF16, 8, 8) X(BF16, BF16, 16, 8) X(BF16, BF16, 16, 16)                                           \
+    X(TF32, TF32, 4, 4) X(TF32, TF32, 8, 4) X(TF32, TF32, 8, 8)                                              \
+    X(E4M3, E4M3, 32, 32) X(E4M3, E5M2, 32, 32) X(E5M2, E4M3, 32, 32) X(E5M2, E5M2, 32, 32)
+
+/* @return 0 with *d when row `in` (sparse, mode KEPT or META_ORDER) has a
+ * fixed-length path here, else 1 (the caller takes the general path). */
+MF_HD static int sparse_fixed(const mf_instr *in, const mf_case *cs, int meta_order, uint64_t *d)
+{
+    const int n = in->k / 2, per = in->sp_group / 2;
+    if (in->neg_a || in->neg_b || in->no_c)   /* wgmma's operand forms: the general path models them */
+        return 1;
+    if (in->family == MF_INT_DOT) {
+        /* exact: the kept products in any order (mf_eval_int_dot on the dense row of them) */
+        int64_t dot = 0;
+        for (int g = 0; g < in->n_meta; g++) {
+            int p[MF_SP_KEPT_MAX];
+            const int c = mf_sparse_group_kept(in, g, cs->meta[g], p);
+            for (int i = 0; i < c; i++)
+                dot += mf_int_value(in->fa, cs->a[p[i]]) * mf_int_value(in->fb, cs->b[p[i]]);
+        }
+        *d = mf_int_dot_finish(in, dot, cs->c, NULL);
+        return 0;
+    }
+    mf_instr r = dense_of(in, n, in->L);
+    if (in->family == MF_F16_EMU) {
+        if (n != 32 || per != 2 || !mf_f16_emu_fast(&r))
+            return 1;
+        uint64_t ka[32], kb[32];
+        gather_kept(in, cs, meta_order, ka, kb, 32, 2);
+        *d = mf_f16_emu_fixed(&r, r.fa, r.fb, ka, kb, NULL, cs->c, 32);
+        return 0;
+    }
+    if (in->family != MF_T_FDPA || !mf_t_fdpa_plan(&r) || per != (in->fa == MF_FMT_TF32 ? 1 : 2))
+        return 1;
+#define SP_T_FDPA_CASE(A, B, N, LL)                                                                          \
+    if (in->fa == MF_FMT_##A && in->fb == MF_FMT_##B && n == (N) && r.L == (LL)) {                           \
+        *d = sparse_t_fdpa_fixed(in, &r, cs, meta_order, MF_FMT_##A, MF_FMT_##B, N, LL);                     \
+        return 0;                                                                                            \
+    }
+    SP_T_FDPA_SHAPES(SP_T_FDPA_CASE)
+#undef SP_T_FDPA_CASE
+    return 1;
+}
+#endif
+
 MF_HD uint64_t mf_eval_sparse(const mf_instr *in, const mf_case *cs, const mf_trace *tr)
 {
+#ifdef MF_DEVICE_BUILD
+    {
+        uint64_t d;
+        if ((in->sp_model == MF_SPM_KEPT || in->sp_model == MF_SPM_META_ORDER) &&
+            sparse_fixed(in, cs, in->sp_model == MF_SPM_META_ORDER, &d) == 0)
+            return d;
+    }
+#endif
     int pos[MF_KMAX / 2];   /* the kept positions: half of K for every sparsity (2:4, 1:2, 4:8) */
     mf_case t;
     t.c = cs->c;

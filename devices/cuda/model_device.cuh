@@ -21,6 +21,10 @@
  *     the chunk code directly with constant lengths (no indirect call);
  *     device code unrolls constant chunk lengths for same-format pairs only
  *     (compile time);
+ *   - sparse rows of the table's shapes gather their kept values into
+ *     arrays of constant length and call those entries (model/sparse.c,
+ *     sparse_fixed) instead of evaluating a second mf_case through mf_eval;
+ *     integer sparse rows sum their kept products in place;
  *   - the generators' format layouts and special-value lists
  *     (rv_layouts, rv_special_*) are __device__ tables filled by
  *     mfd::rv_init_tables(); under nvcc call mfd_device_init() (below) once
@@ -90,7 +94,8 @@ __global__ void mfd_init_tables_kernel(void) { mfd::rv_init_tables(); }
  * cannot size the stack; its frames (nvcc -Xptxas -v, CUDA 13.0, sm_90a,
  * mf_case holding K = 128): the general check kernel 2208 bytes,
  * mf_eval_trace 8984, mf_eval_sparse 2840, a chunk function up to 1400.  A
- * sparse row whose kept products hold a NaN or an Inf goes kernel ->
+ * sparse row off sparse_fixed's shapes (a model variant) whose kept
+ * products hold a NaN or an Inf goes kernel ->
  * mf_eval -> mf_eval_trace -> mf_eval_sparse -> mf_eval -> mf_eval_trace ->
  * chunk: about 24.6 KB.  With 8 KiB every sparse row stopped on an illegal
  * address (H200).  The driver reserves it for every thread that can be

@@ -15,35 +15,62 @@
 #define MULTI_ISA   /* one build in device code */
 #endif
 
-/* Decode a finite-or-special value of an input format.  *sig gets the
- * significand (hidden bit included, 0 for zero), *exp the exponent, and the
- * return value is nonzero for NaN or Inf.  Constant-folded per format. */
+/* The fields of an input format as dec_in reads them: the value is the
+ * bits (x >> shift) & mask, ebits of exponent with bias, fbits of fraction;
+ * inf_nan 1: the top exponent is Inf/NaN, 2: S.1111.111 is NaN (e4m3), 0:
+ * neither; bad: not a fast-path format.  Constant-folded per format; a
+ * caller whose format is known only at run time works it out once per
+ * chunk (chunk_core_as) instead of once per input. */
+typedef struct in_fmt {
+    uint32_t mask;
+    int shift, ebits, fbits, bias, inf_nan, bad;
+} in_fmt;
+
+MF_HD static inline __attribute__((always_inline)) in_fmt in_fmt_of(mf_format f)
+{
+    in_fmt p = {0, 0, 1, 1, 0, 0, 0};
+    switch (f) {
+    case MF_FMT_TF32: p.mask = 0x7FFFF; p.shift = 13; p.ebits = 8; p.fbits = 10; p.bias = 127; p.inf_nan = 1; break;
+    case MF_FMT_F16: p.mask = 0xFFFF; p.ebits = 5; p.fbits = 10; p.bias = 15; p.inf_nan = 1; break;
+    case MF_FMT_BF16: p.mask = 0xFFFF; p.ebits = 8; p.fbits = 7; p.bias = 127; p.inf_nan = 1; break;
+    case MF_FMT_E5M2: p.mask = 0xFF; p.ebits = 5; p.fbits = 2; p.bias = 15; p.inf_nan = 1; break;
+    case MF_FMT_E4M3: p.mask = 0xFF; p.ebits = 4; p.fbits = 3; p.bias = 7; p.inf_nan = 2; break;
+    case MF_FMT_E3M2: p.mask = 0x3F; p.ebits = 3; p.fbits = 2; p.bias = 3; p.inf_nan = 0; break;
+    case MF_FMT_E2M3: p.mask = 0x3F; p.ebits = 2; p.fbits = 3; p.bias = 1; p.inf_nan = 0; break;
+    case MF_FMT_E2M1: p.mask = 0xF; p.ebits = 2; p.fbits = 1; p.bias = 1; p.inf_nan = 0; break;
+    default: p.bad = 1; break;  /* not a fast-path format */
+    }
+    return p;
+}
+
+/* Decode a finite-or-special value of an input format of fields p.  *sig
+ * gets the significand (hidden bit included, 0 for zero), *exp the
+ * exponent, and the return value is nonzero for NaN or Inf. */
+MF_HD static inline __attribute__((always_inline)) int dec_in_p(in_fmt p, uint64_t x, uint32_t *sig, int *exp,
+                                                               uint32_t *sign)
+{
+    if (p.bad) {
+        *sig = 0; *exp = 0; *sign = 0;
+        return 1;
+    }
+    const uint32_t v = (uint32_t)(x >> p.shift) & p.mask;
+    uint32_t e = (v >> p.fbits) & ((1u << p.ebits) - 1);
+    uint32_t m = v & ((1u << p.fbits) - 1);
+    *sign = (v >> (p.ebits + p.fbits)) & 1;
+    *sig = m | ((uint32_t)(e != 0) << p.fbits);
+    *exp = (int)(e ? e : 1) - p.bias;
+    if (p.inf_nan == 1)
+        return e == (1u << p.ebits) - 1;
+    if (p.inf_nan == 2)  /* e4m3: S.1111.111 is NaN */
+        return (v & 0x7F) == 0x7F;
+    return 0;
+}
+
+/* dec_in_p of format f. */
 MF_HD static inline __attribute__((always_inline)) int dec_in(mf_format f, uint64_t x, uint32_t *sig, int *exp,
                                                         uint32_t *sign)
 {
-    int ebits, fbits, bias, inf_nan;
-    uint32_t v;
-    switch (f) {
-    case MF_FMT_TF32: v = (uint32_t)(x >> 13) & 0x7FFFF; ebits = 8; fbits = 10; bias = 127; inf_nan = 1; break;
-    case MF_FMT_F16: v = (uint32_t)x & 0xFFFF; ebits = 5; fbits = 10; bias = 15; inf_nan = 1; break;
-    case MF_FMT_BF16: v = (uint32_t)x & 0xFFFF; ebits = 8; fbits = 7; bias = 127; inf_nan = 1; break;
-    case MF_FMT_E5M2: v = (uint32_t)x & 0xFF; ebits = 5; fbits = 2; bias = 15; inf_nan = 1; break;
-    case MF_FMT_E4M3: v = (uint32_t)x & 0xFF; ebits = 4; fbits = 3; bias = 7; inf_nan = 2; break;
-    case MF_FMT_E3M2: v = (uint32_t)x & 0x3F; ebits = 3; fbits = 2; bias = 3; inf_nan = 0; break;
-    case MF_FMT_E2M3: v = (uint32_t)x & 0x3F; ebits = 2; fbits = 3; bias = 1; inf_nan = 0; break;
-    case MF_FMT_E2M1: v = (uint32_t)x & 0xF; ebits = 2; fbits = 1; bias = 1; inf_nan = 0; break;
-    default: *sig = 0; *exp = 0; *sign = 0; return 1;  /* not a fast-path format */
-    }
-    uint32_t e = (v >> fbits) & ((1u << ebits) - 1);
-    uint32_t m = v & ((1u << fbits) - 1);
-    *sign = (v >> (ebits + fbits)) & 1;
-    *sig = m | ((uint32_t)(e != 0) << fbits);
-    *exp = (int)(e ? e : 1) - bias;
-    if (inf_nan == 1)
-        return e == (1u << ebits) - 1;
-    if (inf_nan == 2)  /* e4m3: S.1111.111 is NaN */
-        return (v & 0x7F) == 0x7F;
-    return 0;
+    return dec_in_p(in_fmt_of(f), x, sig, exp, sign);
 }
 
 MF_HD static inline __attribute__((always_inline)) int frac_bits_of(mf_format f)
@@ -121,6 +148,7 @@ MF_HD static inline __attribute__((always_inline)) uint64_t special_result(mf_fo
                                                                      const uint64_t *b, int L)
 {
     uint32_t fl = 0;
+    MF_UNROLL   /* a dynamic index would move the caller's operand arrays to local memory */
     for (int k = 0; k < L; k++)
         fl |= prod_special_flags(fa, fb, a[k], b[k]);
     return special_of_flags(fc, c, fl);
@@ -169,9 +197,9 @@ MF_HD static inline __attribute__((always_inline)) int dec_fp8_as_f16(mf_format 
  * as_f16: the fp8 inputs decoded as the f16 they convert to (F16-emu).  (An
  * accumulated flag, not a returned one: the device compiler keeps the OR
  * chain in predicates, 6% fewer instructions in the f16 checks.) */
-MF_HD static inline __attribute__((always_inline)) void prod_term(mf_format fa, mf_format fb, int as_f16, uint64_t x,
-                                                                 uint64_t y, uint32_t *sig, int32_t *exp,
-                                                                 uint32_t *neg, uint32_t *special)
+MF_HD static inline __attribute__((always_inline)) void prod_term_p(mf_format fa, mf_format fb, in_fmt pa, in_fmt pb,
+                                                                   int as_f16, uint64_t x, uint64_t y, uint32_t *sig,
+                                                                   int32_t *exp, uint32_t *neg, uint32_t *special)
 {
     uint32_t sa, sb, ga, gb;
     int ea, eb;
@@ -179,12 +207,20 @@ MF_HD static inline __attribute__((always_inline)) void prod_term(mf_format fa, 
         *special |= (uint32_t)dec_fp8_as_f16(fa, x, &sa, &ea, &ga);
         *special |= (uint32_t)dec_fp8_as_f16(fb, y, &sb, &eb, &gb);
     } else {
-        *special |= (uint32_t)dec_in(fa, x, &sa, &ea, &ga);
-        *special |= (uint32_t)dec_in(fb, y, &sb, &eb, &gb);
+        *special |= (uint32_t)dec_in_p(pa, x, &sa, &ea, &ga);
+        *special |= (uint32_t)dec_in_p(pb, y, &sb, &eb, &gb);
     }
     *sig = sa * sb;
     *exp = ea + eb;
     *neg = ga ^ gb;
+}
+
+/* prod_term_p with the formats' fields worked out here. */
+MF_HD static inline __attribute__((always_inline)) void prod_term(mf_format fa, mf_format fb, int as_f16, uint64_t x,
+                                                                 uint64_t y, uint32_t *sig, int32_t *exp,
+                                                                 uint32_t *neg, uint32_t *special)
+{
+    prod_term_p(fa, fb, in_fmt_of(fa), in_fmt_of(fb), as_f16, x, y, sig, exp, neg, special);
 }
 
 /* ---- products packed in 16 bits (the GPU's product table)
@@ -250,6 +286,7 @@ MF_HD static inline __attribute__((always_inline)) int chunk_core_as(const mf_in
     uint32_t pneg[MF_KMAX_FLOAT];
     uint32_t special = 0;
     const int e_zero = in->e_zero;
+    const in_fmt pa = in_fmt_of(fa), pb = in_fmt_of(fb);   /* once a chunk when the formats are not constants */
     int32_t e_max = -100000;
     MF_UNROLL
     for (int k = 0; k < L; k++) {
@@ -258,7 +295,7 @@ MF_HD static inline __attribute__((always_inline)) int chunk_core_as(const mf_in
         if (packed)
             special |= mf_prod_unpack(packed[k], as_f16, &p, &e, &g);
         else
-            prod_term(fa, fb, as_f16, a[k], b[k], &p, &e, &g, &special);
+            prod_term_p(fa, fb, pa, pb, as_f16, a[k], b[k], &p, &e, &g, &special);
         e = p ? e + e_sab : e_zero;  /* zero products take e_zero */
         psig[k] = p;
         pexp[k] = e;
@@ -287,6 +324,7 @@ MF_HD static inline __attribute__((always_inline)) int chunk_core_as(const mf_in
         uint64_t r;
         if (packed) {   /* the products' flags are in their entries (mf_prod_pack) */
             uint32_t fl = 0;
+            MF_UNROLL
             for (int k = 0; k < L; k++)
                 fl |= packed[k] >> 15 ? packed[k] & MF_PROD_FLAGS : 0u;
             r = special_of_flags(fc, c, fl);
@@ -306,7 +344,7 @@ MF_HD static inline __attribute__((always_inline)) int chunk_core_as(const mf_in
     e_max = ce > e_max ? ce : e_max;
     /* align to e_max, truncate toward zero to F fraction bits, sum exactly */
     const int F = in->F;
-    const int up = F - (as_f16 ? 20 : frac_bits_of(fa) + frac_bits_of(fb));  /* >= 0, checked by the caller */
+    const int up = F - (as_f16 ? 20 : pa.fbits + pb.fbits);  /* >= 0, checked by the caller */
     int64_t S = 0;
     MF_UNROLL
     for (int k = 0; k < L; k++) {

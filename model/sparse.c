@@ -32,9 +32,9 @@
 
 /* The kept logical positions of group g of cs in K order (meta_order 0) or
  * in metadata order (1).  @return how many (MF_SP_KEPT_MAX at most). */
-MF_HD static inline int group_kept(const mf_instr *in, const mf_case *cs, int g, int meta_order, int *p)
+MF_HD static inline int group_kept(const mf_instr *in, const uint8_t *meta, int g, int meta_order, int *p)
 {
-    int c = mf_sparse_group_kept(in, g, cs->meta[g], p);
+    int c = mf_sparse_group_kept(in, g, meta[g], p);
     if (c >= 2 && !meta_order && p[c / 2] < p[0]) {
         /* the second index's element (s4/u4: pair) first */
         for (int i = 0; i < c / 2; i++) {
@@ -53,7 +53,7 @@ MF_HD static int kept_positions(const mf_instr *in, const mf_case *cs, int meta_
     int n = 0;
     for (int g = 0; g < in->n_meta; g++) {
         int p[MF_SP_KEPT_MAX];
-        int c = group_kept(in, cs, g, meta_order, p);
+        int c = group_kept(in, cs->meta, g, meta_order, p);
         for (int i = 0; i < c; i++)
             pos[n++] = p[i];
     }
@@ -91,34 +91,76 @@ MF_HD static uint64_t eval_dense(const mf_instr *r, const mf_case *t, const mf_t
  * tests/model/test_device_model.cpp holds every sparse row against the host
  * library's general path. */
 
-/* The n kept values of a and b of cs in the order group_kept gives, per
- * kept positions of each group (a constant, in->sp_group / 2). */
-MF_HD static inline __attribute__((always_inline)) void gather_kept(const mf_instr *in, const mf_case *cs,
+/* v[base + off] for 0 <= off < w (w a constant) by selects, not by a
+ * dynamic index: when v is an array of constant length in registers (the
+ * caller's operands, model_bench's fixed-shape kernel), a dynamic index
+ * would move it to local memory. */
+MF_HD static inline __attribute__((always_inline)) uint64_t sel_in_group(const uint64_t *v, int base, int off,
+                                                                        const int w)
+{
+    uint64_t x = v[base];
+    MF_UNROLL
+    for (int o = 1; o < w; o++)
+        x = off == o ? v[base + o] : x;
+    return x;
+}
+
+/* The n kept values of logical rows a and b (metadata meta, one nibble a
+ * group) in the order group_kept gives, per kept positions of each group (a
+ * constant: in->sp_group / 2) into ka, kb.  in_registers (a constant): a and
+ * b are the caller's arrays of constant length (sel_in_group), else memory
+ * (an mf_case: one load each). */
+MF_HD static inline __attribute__((always_inline)) void gather_kept(const mf_instr *in, const uint64_t *a,
+                                                                   const uint64_t *b, const uint8_t *meta,
                                                                    int meta_order, uint64_t *ka, uint64_t *kb,
-                                                                   const int n, const int per)
+                                                                   const int n, const int per,
+                                                                   const int in_registers)
 {
     MF_UNROLL
     for (int g = 0; g < n / per; g++) {
-        int p[MF_SP_KEPT_MAX];
-        group_kept(in, cs, g, meta_order, p);
+        int p[MF_SP_KEPT_MAX] = {0, 0, 0, 0};
+        group_kept(in, meta, g, meta_order, p);
         MF_UNROLL
         for (int i = 0; i < per; i++) {
-            ka[g * per + i] = cs->a[p[i]];
-            kb[g * per + i] = cs->b[p[i]];
+            const int base = g * 2 * per;
+            ka[g * per + i] = in_registers ? sel_in_group(a, base, p[i] - base, 2 * per) : a[p[i]];
+            kb[g * per + i] = in_registers ? sel_in_group(b, base, p[i] - base, 2 * per) : b[p[i]];
         }
     }
 }
 
-/* T-FDPA on the kept products: dense row r (k = n, chunks of L) of A and B
- * formats FA, FB, with a fast plan. */
-MF_HD static inline __attribute__((always_inline)) uint64_t sparse_t_fdpa_fixed(const mf_instr *in, const mf_instr *r,
-                                                                               const mf_case *cs, int meta_order,
-                                                                               mf_format fa, mf_format fb,
-                                                                               const int n, const int L)
+/* A floating-point sparse row on its kept products, n of them and chunks
+ * of L (constants), A and B of formats fa, fb, kept per group `per` (a
+ * constant), for a row with mf_sparse_fixed_ok: from logical rows a, b and
+ * the metadata (in_registers: gather_kept). */
+MF_HD static inline __attribute__((always_inline)) uint64_t mf_sparse_fixed(const mf_instr *in, mf_format fa,
+                                                                           mf_format fb, const uint64_t *a,
+                                                                           const uint64_t *b, const uint8_t *meta,
+                                                                           uint64_t c, const int n, const int L,
+                                                                           const int per, const int in_registers)
 {
     uint64_t ka[MF_KMAX_FLOAT / 2], kb[MF_KMAX_FLOAT / 2];
-    gather_kept(in, cs, meta_order, ka, kb, n, fa == MF_FMT_TF32 ? 1 : 2);
-    return mf_t_fdpa_fixed(r, fa, fb, r->fc, r->fd, ka, kb, NULL, cs->c, n, L);
+    gather_kept(in, a, b, meta, in->sp_model == MF_SPM_META_ORDER, ka, kb, n, per, in_registers);
+    const mf_instr r = dense_of(in, n, L);
+    if (in->family == MF_F16_EMU)
+        return mf_f16_emu_fixed(&r, fa, fb, ka, kb, NULL, c, n);
+    return mf_t_fdpa_fixed(&r, fa, fb, r.fc, r.fd, ka, kb, NULL, c, n, L);
+}
+
+/* 1 when floating-point sparse row `in` can take mf_sparse_fixed: mode
+ * KEPT or META_ORDER, no operand forms, and its dense row (K/2 kept
+ * products, the row's chunk length) has a fixed-shape entry: F16-emu with
+ * K/2 = 16 or 32, or T-FDPA with a fast plan.  (*per: kept per group.) */
+MF_HD static inline int mf_sparse_fixed_ok(const mf_instr *in, int *per)
+{
+    *per = in->sp_group / 2;
+    if (!in->sparse || (in->sp_model != MF_SPM_KEPT && in->sp_model != MF_SPM_META_ORDER) || in->neg_a ||
+        in->neg_b || in->no_c || (*per != 1 && *per != 2))
+        return 0;
+    mf_instr r = dense_of(in, in->k / 2, in->L);
+    if (in->family == MF_F16_EMU)
+        return *per == 2 && (r.k == 16 || r.k == 32) && mf_f16_emu_fast(&r);
+    return in->family == MF_T_FDPA && mf_t_fdpa_plan(&r) != NULL;
 }
 
 /* The sparse T-FDPA shapes with a fixed-length path: A and B formats, kept
@@ -131,14 +173,14 @@ MF_HD static inline __attribute__((always_inline)) uint64_t sparse_t_fdpa_fixed(
     X(TF32, TF32, 4, 4) X(TF32, TF32, 8, 4) X(TF32, TF32, 8, 8)                                              \
     X(E4M3, E4M3, 32, 32) X(E4M3, E5M2, 32, 32) X(E5M2, E4M3, 32, 32) X(E5M2, E5M2, 32, 32)
 
-/* @return 0 with *d when row `in` (sparse, mode KEPT or META_ORDER) has a
- * fixed-length path here, else 1 (the caller takes the general path). */
-MF_HD static int sparse_fixed(const mf_instr *in, const mf_case *cs, int meta_order, uint64_t *d)
+/* @return 0 with *d when row `in` (sparse) has a fixed-length path here,
+ * else 1 (the caller takes the general path). */
+MF_HD static int sparse_fixed(const mf_instr *in, const mf_case *cs, uint64_t *d)
 {
-    const int n = in->k / 2, per = in->sp_group / 2;
-    if (in->neg_a || in->neg_b || in->no_c)   /* wgmma's operand forms: the general path models them */
-        return 1;
     if (in->family == MF_INT_DOT) {
+        if ((in->sp_model != MF_SPM_KEPT && in->sp_model != MF_SPM_META_ORDER) || in->neg_a || in->neg_b ||
+            in->no_c)
+            return 1;
         /* exact: the kept products in any order (mf_eval_int_dot on the dense row of them) */
         int64_t dot = 0;
         for (int g = 0; g < in->n_meta; g++) {
@@ -150,20 +192,19 @@ MF_HD static int sparse_fixed(const mf_instr *in, const mf_case *cs, int meta_or
         *d = mf_int_dot_finish(in, dot, cs->c, NULL);
         return 0;
     }
-    mf_instr r = dense_of(in, n, in->L);
+    int per;
+    if (!mf_sparse_fixed_ok(in, &per))
+        return 1;
+    const int n = in->k / 2, L = in->L < n ? in->L : n;
     if (in->family == MF_F16_EMU) {
-        if (n != 32 || per != 2 || !mf_f16_emu_fast(&r))
-            return 1;
-        uint64_t ka[32], kb[32];
-        gather_kept(in, cs, meta_order, ka, kb, 32, 2);
-        *d = mf_f16_emu_fixed(&r, r.fa, r.fb, ka, kb, NULL, cs->c, 32);
+        *d = n == 32 ? mf_sparse_fixed(in, in->fa, in->fb, cs->a, cs->b, cs->meta, cs->c, 32, 32, 2, 0)
+                     : mf_sparse_fixed(in, in->fa, in->fb, cs->a, cs->b, cs->meta, cs->c, 16, 16, 2, 0);
         return 0;
     }
-    if (in->family != MF_T_FDPA || !mf_t_fdpa_plan(&r) || per != (in->fa == MF_FMT_TF32 ? 1 : 2))
-        return 1;
 #define SP_T_FDPA_CASE(A, B, N, LL)                                                                          \
-    if (in->fa == MF_FMT_##A && in->fb == MF_FMT_##B && n == (N) && r.L == (LL)) {                           \
-        *d = sparse_t_fdpa_fixed(in, &r, cs, meta_order, MF_FMT_##A, MF_FMT_##B, N, LL);                     \
+    if (in->fa == MF_FMT_##A && in->fb == MF_FMT_##B && n == (N) && L == (LL)) {                             \
+        *d = mf_sparse_fixed(in, MF_FMT_##A, MF_FMT_##B, cs->a, cs->b, cs->meta, cs->c, N, LL,               \
+                             MF_FMT_##A == MF_FMT_TF32 ? 1 : 2, 0);                                          \
         return 0;                                                                                            \
     }
     SP_T_FDPA_SHAPES(SP_T_FDPA_CASE)
@@ -177,8 +218,7 @@ MF_HD uint64_t mf_eval_sparse(const mf_instr *in, const mf_case *cs, const mf_tr
 #ifdef MF_DEVICE_BUILD
     {
         uint64_t d;
-        if ((in->sp_model == MF_SPM_KEPT || in->sp_model == MF_SPM_META_ORDER) &&
-            sparse_fixed(in, cs, in->sp_model == MF_SPM_META_ORDER, &d) == 0)
+        if (sparse_fixed(in, cs, &d) == 0)
             return d;
     }
 #endif

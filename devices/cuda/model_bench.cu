@@ -8,9 +8,14 @@
  * Benchmark (default): for every family, each of its rows is timed on a
  * short run, then its slowest row on -n cases (default 2^24): tiles
  * generated on the GPU by mfd::gen_tile (one thread per tile, default mix),
- * then mfd::mf_eval on the GPU (one thread per case), D written to device
- * memory.  Printed: model-on-GPU dot products/s (mf_eval alone, from CUDA
- * events) and the generators' tiles/s and cases/s.  --rows: also the short
+ * then the model on the GPU (one thread per case), D written to device
+ * memory.  The model is timed two ways: mfd::mf_eval on an mf_case (every
+ * row), and the row's fixed-shape entry where it has one (eval_fixed_kernel:
+ * the T-FDPA and F16-emu rows, dense and sparse; the entries the GPU check
+ * calls for its fixed shapes).  Printed: model-on-GPU dot products/s (the
+ * fixed-shape entry where there is one, else mf_eval; the kernel alone, from
+ * CUDA events), which of the two, mf_eval's rate, and the generators'
+ * tiles/s and cases/s.  --rows: also the short
  * run of every row, under its family; --all: also every hopper row on -n
  * cases; --instr: those rows only.
  *
@@ -20,7 +25,8 @@
  *         hopper/mma.m16n8k16.f32.f16.f16.f32 and 2000 of every other
  *         row: the generator used and every byte of A, B, C, SA, SB;
  *   eval  mf_eval on the GPU against ::mf_eval on the host, 2^14 generated
- *         cases of every row.
+ *         cases of every row, and the same for the fixed-shape entry of
+ *         every row that has one.
  *
  * With no CUDA device: exit 77 (skipped), or 1 when MMAFUZZ_REQUIRE_GPU=1.
  */
@@ -94,6 +100,95 @@ __global__ void __launch_bounds__(128) eval_kernel(const __grid_constant__ mfd::
         cs.meta[q] = ((const uint8_t *)SA)[(t * row.m + i) * (size_t)row.n_meta + q];
     D[idx] = mfd::mf_eval(&row, &cs);
 }
+
+/* The model's fixed-shape entries (mf_t_fdpa_fixed, mf_f16_emu_fixed,
+ * mf_sparse_fixed), as the GPU check calls them: one case per thread, the
+ * row's a and b read from the tile straight into arrays of constant length
+ * (registers), no mf_case in local memory and no indirect call.  K is the
+ * entry's K (a sparse row's K/2 kept products), L its chunk length, E the
+ * bytes of an A and B element, PER a sparse row's kept positions a group;
+ * the formats and the rest of the row are read at run time.  For the rows
+ * of fixed_ok_kernel only. */
+enum FixedFam { FX_TFDPA, FX_F16EMU };
+
+template <int E, int K>
+__device__ __forceinline__ void load_elems(const void *base, size_t first, uint64_t (&out)[K])
+{
+#pragma unroll
+    for (int q = 0; q < K; q++)
+        out[q] = E == 1   ? (uint64_t)__ldg((const unsigned char *)base + first + q)
+                 : E == 2 ? (uint64_t)__ldg((const unsigned short *)base + first + q)
+                          : (uint64_t)__ldg((const unsigned int *)base + first + q);
+}
+
+template <int FAM, int E, int K, int L, int SP, int PER>
+__global__ void __launch_bounds__(128) eval_fixed_kernel(const __grid_constant__ mfd::mf_instr row, const void *A,
+                                                         const void *B, const void *C, const void *SA, uint64_t *D,
+                                                         size_t ncases)
+{
+    constexpr int KL = SP ? 2 * K : K;   /* the row's K: logical positions of a sparse row */
+    const size_t idx = blockIdx.x * (size_t)blockDim.x + threadIdx.x;
+    if (idx >= ncases)
+        return;
+    const size_t mn = (size_t)row.m * row.n, t = idx / mn, r = idx % mn;
+    const size_t i = r / row.n, j = r % row.n;
+    uint64_t a[KL], b[KL];
+    load_elems<E, KL>(A, (t * row.m + i) * KL, a);
+    load_elems<E, KL>(B, (t * row.n + j) * KL, b);
+    const uint64_t c = mfd::mf_elem_get(mfd::mf_tile_elem_bytes(row.fc), C, (t * row.m + i) * row.n + j);
+    uint64_t d;
+    if (SP) {
+        constexpr int G = SP ? KL / (2 * PER) : 1;   /* metadata nibbles: one per group of 2 * PER positions */
+        uint8_t meta[G];
+#pragma unroll
+        for (int q = 0; q < G; q++)
+            meta[q] = __ldg((const uint8_t *)SA + (t * row.m + i) * G + q);
+        d = mfd::mf_sparse_fixed(&row, row.fa, row.fb, a, b, meta, c, K, L, SP ? PER : 1, 1);
+    } else if (FAM == FX_TFDPA) {
+        d = mfd::mf_t_fdpa_fixed(&row, row.fa, row.fb, row.fc, row.fd, a, b, NULL, c, K, L);
+    } else {
+        d = mfd::mf_f16_emu_fixed(&row, row.fa, row.fb, a, b, NULL, c, K);
+    }
+    D[idx] = d;
+}
+
+/* 1 in *ok when row takes a fixed-shape entry (the model's own conditions:
+ * mf_eval would reach the same entry), with *per its kept positions a group
+ * when sparse. */
+__global__ void fixed_ok_kernel(const __grid_constant__ mfd::mf_instr row, int *ok)
+{
+    int per = 0, yes;
+    if (row.sparse)
+        yes = mfd::mf_sparse_fixed_ok(&row, &per);
+    else if (row.family == mfd::MF_T_FDPA)
+        yes = !mfd::mf_row_has_forms(&row) && mfd::mf_t_fdpa_plan(&row) != NULL;
+    else if (row.family == mfd::MF_F16_EMU)
+        yes = !mfd::mf_row_has_forms(&row) && (row.k == 16 || row.k == 32) && mfd::mf_f16_emu_fast(&row);
+    else
+        yes = 0;
+    ok[0] = yes;
+    ok[1] = per;
+}
+
+/* The shapes with an instance: (family, E, K, L, sparse, PER), those of the
+ * table's T-FDPA and F16-emu rows.  A row of another shape is timed on
+ * mf_eval alone, and says so. */
+#define FIXED_SHAPES(X)                                                                                      \
+    X(FX_F16EMU, 1, 16, 16, 0, 0) X(FX_F16EMU, 1, 32, 16, 0, 0) X(FX_F16EMU, 1, 32, 16, 1, 2)                \
+    X(FX_TFDPA, 1, 16, 16, 0, 0) X(FX_TFDPA, 1, 32, 16, 0, 0) X(FX_TFDPA, 1, 32, 32, 0, 0)                   \
+    X(FX_TFDPA, 1, 32, 32, 1, 2) X(FX_TFDPA, 2, 4, 4, 0, 0) X(FX_TFDPA, 2, 8, 8, 0, 0)                       \
+    X(FX_TFDPA, 2, 8, 8, 1, 2) X(FX_TFDPA, 2, 16, 8, 0, 0) X(FX_TFDPA, 2, 16, 8, 1, 2)                       \
+    X(FX_TFDPA, 2, 16, 16, 0, 0) X(FX_TFDPA, 2, 16, 16, 1, 2) X(FX_TFDPA, 4, 4, 4, 0, 0)                     \
+    X(FX_TFDPA, 4, 4, 4, 1, 1) X(FX_TFDPA, 4, 8, 4, 0, 0) X(FX_TFDPA, 4, 8, 4, 1, 1)                         \
+    X(FX_TFDPA, 4, 8, 8, 0, 0) X(FX_TFDPA, 4, 8, 8, 1, 1)
+
+typedef void (*fixed_fn)(mfd::mf_instr, const void *, const void *, const void *, const void *, uint64_t *, size_t);
+struct FixedShape {
+    int fam, e, k, l, sp, per;
+    fixed_fn fn;
+};
+#define FIXED_ENTRY(FAM, E, K, L, SP, PER) {FAM, E, K, L, SP, PER, eval_fixed_kernel<FAM, E, K, L, SP, PER>},
+static const FixedShape fixed_shapes[] = {FIXED_SHAPES(FIXED_ENTRY)};
 
 /* ---------------------------------------------------------------- helpers */
 
@@ -189,8 +284,31 @@ static unsigned blocks_for(size_t n, unsigned threads) { return (unsigned)((n + 
 
 /* ---------------------------------------------------------------- benchmark */
 
+/* The fixed-shape instance for row `in` (r: its device copy), or NULL. */
+static fixed_fn fixed_for(const dev_row &r, const ::mf_instr *in)
+{
+    int *d_ok, ok[2];
+    CK(cudaMalloc(&d_ok, sizeof ok));
+    fixed_ok_kernel<<<1, 1>>>(r.row, d_ok);
+    CK(cudaGetLastError());
+    CK(cudaMemcpy(ok, d_ok, sizeof ok, cudaMemcpyDeviceToHost));
+    cudaFree(d_ok);
+    const int e = (int)mf_tile_elem_bytes(in->fa), k = in->sparse ? in->k / 2 : in->k;
+    if (!ok[0] || e != (int)mf_tile_elem_bytes(in->fb))
+        return NULL;
+    const int fam = in->family == MF_F16_EMU ? FX_F16EMU : FX_TFDPA, l = in->L < k ? in->L : k;
+    for (const FixedShape &f : fixed_shapes)
+        if (f.fam == fam && f.e == e && f.k == k && f.l == l && f.sp == (in->sparse ? 1 : 0) &&
+            f.per == (in->sparse ? ok[1] : 0))
+            return f.fn;
+    return NULL;
+}
+
 struct bench_result {
-    double eval_per_s, gen_tiles_per_s, gen_cases_per_s;
+    double eval_per_s;      /* the model: the row's fixed-shape entry where it has one, else mf_eval */
+    double general_per_s;   /* mf_eval on an mf_case (every row) */
+    bool fixed;             /* eval_per_s is the fixed-shape entry's */
+    double gen_tiles_per_s, gen_cases_per_s;
 };
 
 static bench_result bench_row(const ::mf_instr *in, size_t ncases, uint64_t seed)
@@ -202,31 +320,42 @@ static bench_result bench_row(const ::mf_instr *in, size_t ncases, uint64_t seed
     uint64_t *D;
     CK(cudaMalloc(&D, ncases * sizeof *D));
     const mfd::gen_ctx g = dev_ctx(&r, &b, seed);
-    cudaEvent_t e0, e1, e2;
+    const fixed_fn fx = fixed_for(r, in);
+    cudaEvent_t e0, e1, e2, e3;
     CK(cudaEventCreate(&e0));
     CK(cudaEventCreate(&e1));
     CK(cudaEventCreate(&e2));
-    /* warm-up (first launches load the module), then the timed pair */
+    CK(cudaEventCreate(&e3));
+    /* warm-up (first launches load the module), then the timed kernels */
     gen_kernel<<<blocks_for(tiles, 128), 128>>>(g, 0, tiles, NULL);
     eval_kernel<<<blocks_for(ncases, 128), 128>>>(r.row, b.d[0], b.d[1], b.d[2], b.d[3], b.d[4], D, ncases);
+    if (fx)
+        fx<<<blocks_for(ncases, 128), 128>>>(r.row, b.d[0], b.d[1], b.d[2], b.d[3], D, ncases);
     CK(cudaGetLastError());
     CK(cudaEventRecord(e0));
     gen_kernel<<<blocks_for(tiles, 128), 128>>>(g, tiles, tiles, NULL);
     CK(cudaEventRecord(e1));
     eval_kernel<<<blocks_for(ncases, 128), 128>>>(r.row, b.d[0], b.d[1], b.d[2], b.d[3], b.d[4], D, ncases);
     CK(cudaEventRecord(e2));
-    CK(cudaEventSynchronize(e2));
+    if (fx)
+        fx<<<blocks_for(ncases, 128), 128>>>(r.row, b.d[0], b.d[1], b.d[2], b.d[3], D, ncases);
+    CK(cudaEventRecord(e3));
+    CK(cudaEventSynchronize(e3));
     CK(cudaGetLastError());
-    float ms_gen, ms_eval;
+    float ms_gen, ms_eval, ms_fixed;
     CK(cudaEventElapsedTime(&ms_gen, e0, e1));
     CK(cudaEventElapsedTime(&ms_eval, e1, e2));
+    CK(cudaEventElapsedTime(&ms_fixed, e2, e3));
     bench_result res;
-    res.eval_per_s = (double)ncases / (ms_eval * 1e-3);
+    res.general_per_s = (double)ncases / (ms_eval * 1e-3);
+    res.fixed = fx != NULL;
+    res.eval_per_s = fx ? (double)ncases / (ms_fixed * 1e-3) : res.general_per_s;
     res.gen_tiles_per_s = (double)tiles / (ms_gen * 1e-3);
     res.gen_cases_per_s = (double)ncases / (ms_gen * 1e-3);
     cudaEventDestroy(e0);
     cudaEventDestroy(e1);
     cudaEventDestroy(e2);
+    cudaEventDestroy(e3);
     cudaFree(D);
     free_dev(&b);
     free_row(&r);
@@ -235,8 +364,9 @@ static bench_result bench_row(const ::mf_instr *in, size_t ncases, uint64_t seed
 
 static void print_result(const char *what, const ::mf_instr *in, size_t n, const bench_result &res)
 {
-    printf("%-12s %-62s %8.3g dot/s model  %8.3g tiles/s gen (%.3g cases/s)  n=%zu\n", what, in->name,
-           res.eval_per_s, res.gen_tiles_per_s, res.gen_cases_per_s, n);
+    printf("%-12s %-62s %8.3g dot/s model (%s, general %.3g)  %8.3g tiles/s gen (%.3g cases/s)  n=%zu\n", what,
+           in->name, res.eval_per_s, res.fixed ? "fixed" : "general", res.general_per_s, res.gen_tiles_per_s,
+           res.gen_cases_per_s, n);
     fflush(stdout);
 }
 
@@ -279,6 +409,7 @@ static int run_bench(size_t ncases, uint64_t seed, int all, int rows, const std:
 /* ---------------------------------------------------------------- check */
 
 static int failures;
+static int fixed_rows;   /* rows whose fixed-shape entry --check held against the host too */
 
 #define FAIL(...)                                                                                            \
     do {                                                                                                     \
@@ -430,6 +561,17 @@ static long check_eval_row(const ::mf_instr *in, size_t ncases, uint64_t seed)
     eval_kernel<<<blocks_for(ncases, 128), 128>>>(r.row, b.d[0], b.d[1], b.d[2], b.d[3], b.d[4], D, ncases);
     CK(cudaGetLastError());
     CK(cudaDeviceSynchronize());
+    std::vector<uint64_t> dfix;
+    if (const fixed_fn fx = fixed_for(r, in)) {   /* the fixed-shape entry too, where the row has one */
+        fx<<<blocks_for(ncases, 128), 128>>>(r.row, b.d[0], b.d[1], b.d[2], b.d[3], D, ncases);
+        CK(cudaGetLastError());
+        dfix.resize(ncases);
+        CK(cudaMemcpy(dfix.data(), D, ncases * sizeof *D, cudaMemcpyDeviceToHost));
+        fixed_rows++;
+        eval_kernel<<<blocks_for(ncases, 128), 128>>>(r.row, b.d[0], b.d[1], b.d[2], b.d[3], b.d[4], D, ncases);
+        CK(cudaGetLastError());
+        CK(cudaDeviceSynchronize());
+    }
     std::vector<uint8_t> h[5];
     for (int i = 0; i < 5; i++) {
         h[i].assign(b.bytes[i] + 1, 0);
@@ -459,6 +601,8 @@ static long check_eval_row(const ::mf_instr *in, size_t ncases, uint64_t seed)
         const uint64_t want = ::mf_eval(in, &cs);
         if (d[idx] != want && reported++ < 3)
             FAIL("%s case %zu: GPU 0x%" PRIx64 ", host 0x%" PRIx64, in->name, idx, d[idx], want);
+        if (!dfix.empty() && dfix[idx] != want && reported++ < 3)
+            FAIL("%s case %zu: GPU fixed-shape entry 0x%" PRIx64 ", host 0x%" PRIx64, in->name, idx, dfix[idx], want);
     }
     cudaFree(D);
     free_dev(&b);
@@ -483,8 +627,9 @@ static int run_check(size_t check_tiles, uint64_t seed)
     long cases = 0;
     for (size_t i = 0; i < mf_instr_count; i++)
         cases += check_eval_row(&mf_instr_table[i], 1 << 14, seed * 7 + i);
-    printf("eval: %ld cases over %zu rows, GPU mf_eval against the host's: %.1f s\n", cases, mf_instr_count,
-           now() - t0);
+    printf("eval: %ld cases over %zu rows, GPU mf_eval against the host's (and on %d rows the fixed-shape entry "
+           "too): %.1f s\n",
+           cases, mf_instr_count, fixed_rows, now() - t0);
     if (failures) {
         printf("%d differences (%d in gen, %d in eval)\n", failures, gen_failures, failures - gen_failures);
         return 1;

@@ -132,16 +132,28 @@ MF_HD static inline __attribute__((always_inline)) void gather_kept(const mf_ins
 /* A floating-point sparse row on its kept products, n of them and chunks
  * of L (constants), A and B of formats fa, fb, kept per group `per` (a
  * constant), for a row with mf_sparse_fixed_ok: from logical rows a, b and
- * the metadata (in_registers: gather_kept). */
+ * the metadata (in_registers: gather_kept).  tab: NULL, or the fp8 pair's
+ * table of mf_prod_pack entries (index a | b << 8; as_f16 for F16-emu), the
+ * kept products read from it (the GPU's product table). */
 MF_HD static inline __attribute__((always_inline)) uint64_t mf_sparse_fixed(const mf_instr *in, mf_format fa,
                                                                            mf_format fb, const uint64_t *a,
                                                                            const uint64_t *b, const uint8_t *meta,
                                                                            uint64_t c, const int n, const int L,
-                                                                           const int per, const int in_registers)
+                                                                           const int per, const int in_registers,
+                                                                           const unsigned short *tab)
 {
     uint64_t ka[MF_KMAX_FLOAT / 2], kb[MF_KMAX_FLOAT / 2];
     gather_kept(in, a, b, meta, in->sp_model == MF_SPM_META_ORDER, ka, kb, n, per, in_registers);
     const mf_instr r = dense_of(in, n, L);
+    if (tab) {   /* one call each way: a pointer chosen at run time would move w and ka, kb to local memory */
+        uint32_t w[MF_KMAX_FLOAT / 2];
+        MF_UNROLL
+        for (int q = 0; q < n; q++)
+            w[q] = tab[(ka[q] & 0xFF) | (kb[q] & 0xFF) << 8];
+        if (in->family == MF_F16_EMU)
+            return mf_f16_emu_fixed(&r, fa, fb, ka, kb, w, c, n);
+        return mf_t_fdpa_fixed(&r, fa, fb, r.fc, r.fd, ka, kb, w, c, n, L);
+    }
     if (in->family == MF_F16_EMU)
         return mf_f16_emu_fixed(&r, fa, fb, ka, kb, NULL, c, n);
     return mf_t_fdpa_fixed(&r, fa, fb, r.fc, r.fd, ka, kb, NULL, c, n, L);
@@ -197,14 +209,14 @@ MF_HD static int sparse_fixed(const mf_instr *in, const mf_case *cs, uint64_t *d
         return 1;
     const int n = in->k / 2, L = in->L < n ? in->L : n;
     if (in->family == MF_F16_EMU) {
-        *d = n == 32 ? mf_sparse_fixed(in, in->fa, in->fb, cs->a, cs->b, cs->meta, cs->c, 32, 32, 2, 0)
-                     : mf_sparse_fixed(in, in->fa, in->fb, cs->a, cs->b, cs->meta, cs->c, 16, 16, 2, 0);
+        *d = n == 32 ? mf_sparse_fixed(in, in->fa, in->fb, cs->a, cs->b, cs->meta, cs->c, 32, 32, 2, 0, NULL)
+                     : mf_sparse_fixed(in, in->fa, in->fb, cs->a, cs->b, cs->meta, cs->c, 16, 16, 2, 0, NULL);
         return 0;
     }
 #define SP_T_FDPA_CASE(A, B, N, LL)                                                                          \
     if (in->fa == MF_FMT_##A && in->fb == MF_FMT_##B && n == (N) && L == (LL)) {                             \
         *d = mf_sparse_fixed(in, MF_FMT_##A, MF_FMT_##B, cs->a, cs->b, cs->meta, cs->c, N, LL,               \
-                             MF_FMT_##A == MF_FMT_TF32 ? 1 : 2, 0);                                          \
+                             MF_FMT_##A == MF_FMT_TF32 ? 1 : 2, 0, NULL);                                    \
         return 0;                                                                                            \
     }
     SP_T_FDPA_SHAPES(SP_T_FDPA_CASE)

@@ -11,8 +11,9 @@
  * then the model on the GPU (one thread per case), D written to device
  * memory.  The model is timed two ways: mfd::mf_eval on an mf_case (every
  * row), and the row's fixed-shape entry where it has one (eval_fixed_kernel:
- * the T-FDPA and F16-emu rows, dense and sparse; the entries the GPU check
- * calls for its fixed shapes).  Printed: model-on-GPU dot products/s (the
+ * the T-FDPA and F16-emu rows, dense and sparse, the fp8 pairs reading the
+ * model's packed products from a table; eval_fma_kernel: the f64 FMA
+ * chains; the entries the GPU check calls for its fixed shapes).  Printed: model-on-GPU dot products/s (the
  * fixed-shape entry where there is one, else mf_eval; the kernel alone, from
  * CUDA events), which of the two, mf_eval's rate, and the generators'
  * tiles/s and cases/s.  --rows: also the short
@@ -74,7 +75,10 @@ __global__ void __launch_bounds__(128) gen_kernel(const __grid_constant__ mfd::g
 
 /* One case per thread: case idx is output (i, j) of tile idx / (M*N); only
  * a[0..K-1], b[0..K-1] (and the row's scales) of the case are filled. */
-__global__ void __launch_bounds__(128) eval_kernel(const __grid_constant__ mfd::mf_instr row, const void *A,
+/* At most 168 registers (three blocks a multiprocessor), as before the sparse
+ * rows' fixed-length path (model/sparse.c) took mf_eval to 255 and every
+ * row's general path slowed with the occupancy. */
+__global__ void __launch_bounds__(128, 3) eval_kernel(const __grid_constant__ mfd::mf_instr row, const void *A,
                                                    const void *B, const void *C, const void *SA, const void *SB,
                                                    uint64_t *D, size_t ncases)
 {
@@ -121,10 +125,10 @@ __device__ __forceinline__ void load_elems(const void *base, size_t first, uint6
                           : (uint64_t)__ldg((const unsigned int *)base + first + q);
 }
 
-template <int FAM, int E, int K, int L, int SP, int PER>
+template <int FAM, int E, int K, int L, int SP, int PER, int TAB>
 __global__ void __launch_bounds__(128) eval_fixed_kernel(const __grid_constant__ mfd::mf_instr row, const void *A,
-                                                         const void *B, const void *C, const void *SA, uint64_t *D,
-                                                         size_t ncases)
+                                                         const void *B, const void *C, const void *SA,
+                                                         const unsigned short *tab, uint64_t *D, size_t ncases)
 {
     constexpr int KL = SP ? 2 * K : K;   /* the row's K: logical positions of a sparse row */
     const size_t idx = blockIdx.x * (size_t)blockDim.x + threadIdx.x;
@@ -143,13 +147,44 @@ __global__ void __launch_bounds__(128) eval_fixed_kernel(const __grid_constant__
 #pragma unroll
         for (int q = 0; q < G; q++)
             meta[q] = __ldg((const uint8_t *)SA + (t * row.m + i) * G + q);
-        d = mfd::mf_sparse_fixed(&row, row.fa, row.fb, a, b, meta, c, K, L, SP ? PER : 1, 1);
-    } else if (FAM == FX_TFDPA) {
-        d = mfd::mf_t_fdpa_fixed(&row, row.fa, row.fb, row.fc, row.fd, a, b, NULL, c, K, L);
+        d = mfd::mf_sparse_fixed(&row, row.fa, row.fb, a, b, meta, c, K, L, SP ? PER : 1, 1, TAB ? tab : NULL);
     } else {
-        d = mfd::mf_f16_emu_fixed(&row, row.fa, row.fb, a, b, NULL, c, K);
+        uint32_t w[K];
+#pragma unroll
+        for (int q = 0; TAB && q < K; q++)
+            w[q] = __ldg(tab + ((unsigned)a[q] | (unsigned)b[q] << 8));
+        if (FAM == FX_TFDPA)
+            d = mfd::mf_t_fdpa_fixed(&row, row.fa, row.fb, row.fc, row.fd, a, b, TAB ? w : NULL, c, K, L);
+        else
+            d = mfd::mf_f16_emu_fixed(&row, row.fa, row.fb, a, b, TAB ? w : NULL, c, K);
     }
     D[idx] = d;
+}
+
+/* The f64 FMA chains (every format f64, no operand forms): the model's
+ * mf_fma_chain_fixed on the tile's operands, whose f64 elements are the
+ * uint64_t words the model takes, as the GPU check's vfma_kernel calls it. */
+__global__ void __launch_bounds__(128) eval_fma_kernel(const __grid_constant__ mfd::mf_instr row, const void *A,
+                                                       const void *B, const void *C, const void *SA,
+                                                       const unsigned short *tab, uint64_t *D, size_t ncases)
+{
+    (void)SA, (void)tab;
+    const size_t idx = blockIdx.x * (size_t)blockDim.x + threadIdx.x;
+    if (idx >= ncases)
+        return;
+    const size_t mn = (size_t)row.m * row.n, t = idx / mn, r = idx % mn;
+    const size_t i = r / row.n, j = r % row.n;
+    const uint64_t *a = (const uint64_t *)A + (t * row.m + i) * row.k, *b = (const uint64_t *)B + (t * row.n + j) * row.k;
+    D[idx] = mfd::mf_fma_chain_fixed(mfd::MF_FMT_F64, a, b, __ldg((const unsigned long long *)C + idx), row.k);
+}
+
+/* The product table of fp8 formats fa, fb (as_f16: F16-emu's decoding):
+ * the model's mf_prod_pack of every pair of input bytes, index a | b << 8
+ * (the GPU check's vtab_kernel). */
+__global__ void tab_kernel(int fa, int fb, int as_f16, unsigned short *t)
+{
+    for (unsigned x = blockIdx.x * blockDim.x + threadIdx.x; x < 65536u; x += gridDim.x * blockDim.x)
+        t[x] = (unsigned short)mfd::mf_prod_pack((mfd::mf_format)fa, (mfd::mf_format)fb, as_f16, x & 0xFF, x >> 8);
 }
 
 /* 1 in *ok when row takes a fixed-shape entry (the model's own conditions:
@@ -164,30 +199,37 @@ __global__ void fixed_ok_kernel(const __grid_constant__ mfd::mf_instr row, int *
         yes = !mfd::mf_row_has_forms(&row) && mfd::mf_t_fdpa_plan(&row) != NULL;
     else if (row.family == mfd::MF_F16_EMU)
         yes = !mfd::mf_row_has_forms(&row) && (row.k == 16 || row.k == 32) && mfd::mf_f16_emu_fast(&row);
+    else if (row.family == mfd::MF_FMA_CHAIN)
+        yes = !mfd::mf_row_has_forms(&row) && row.fa == mfd::MF_FMT_F64 && row.fb == mfd::MF_FMT_F64 &&
+              row.fc == mfd::MF_FMT_F64 && row.fd == mfd::MF_FMT_F64;
     else
         yes = 0;
     ok[0] = yes;
     ok[1] = per;
 }
 
-/* The shapes with an instance: (family, E, K, L, sparse, PER), those of the
- * table's T-FDPA and F16-emu rows.  A row of another shape is timed on
- * mf_eval alone, and says so. */
+/* The shapes with an instance: (family, E, K, L, sparse, PER, TAB), those
+ * of the table's T-FDPA and F16-emu rows; TAB: the fp8 pairs read their
+ * products from the product table (tab_kernel), as the GPU check does.  A
+ * row of another shape is timed on mf_eval alone, and says so. */
 #define FIXED_SHAPES(X)                                                                                      \
-    X(FX_F16EMU, 1, 16, 16, 0, 0) X(FX_F16EMU, 1, 32, 16, 0, 0) X(FX_F16EMU, 1, 32, 16, 1, 2)                \
-    X(FX_TFDPA, 1, 16, 16, 0, 0) X(FX_TFDPA, 1, 32, 16, 0, 0) X(FX_TFDPA, 1, 32, 32, 0, 0)                   \
-    X(FX_TFDPA, 1, 32, 32, 1, 2) X(FX_TFDPA, 2, 4, 4, 0, 0) X(FX_TFDPA, 2, 8, 8, 0, 0)                       \
-    X(FX_TFDPA, 2, 8, 8, 1, 2) X(FX_TFDPA, 2, 16, 8, 0, 0) X(FX_TFDPA, 2, 16, 8, 1, 2)                       \
-    X(FX_TFDPA, 2, 16, 16, 0, 0) X(FX_TFDPA, 2, 16, 16, 1, 2) X(FX_TFDPA, 4, 4, 4, 0, 0)                     \
-    X(FX_TFDPA, 4, 4, 4, 1, 1) X(FX_TFDPA, 4, 8, 4, 0, 0) X(FX_TFDPA, 4, 8, 4, 1, 1)                         \
-    X(FX_TFDPA, 4, 8, 8, 0, 0) X(FX_TFDPA, 4, 8, 8, 1, 1)
+    X(FX_F16EMU, 1, 16, 16, 0, 0, 1) X(FX_F16EMU, 1, 32, 16, 0, 0, 1) X(FX_F16EMU, 1, 32, 16, 1, 2, 1)       \
+    X(FX_TFDPA, 1, 16, 16, 0, 0, 0) X(FX_TFDPA, 1, 32, 16, 0, 0, 0) X(FX_TFDPA, 1, 32, 32, 0, 0, 0)          \
+    X(FX_TFDPA, 1, 16, 16, 0, 0, 1) X(FX_TFDPA, 1, 32, 16, 0, 0, 1) X(FX_TFDPA, 1, 32, 32, 0, 0, 1)          \
+    X(FX_TFDPA, 1, 32, 32, 1, 2, 1)                                                                          \
+    X(FX_TFDPA, 2, 4, 4, 0, 0, 0) X(FX_TFDPA, 2, 8, 8, 0, 0, 0)                                              \
+    X(FX_TFDPA, 2, 8, 8, 1, 2, 0) X(FX_TFDPA, 2, 16, 8, 0, 0, 0) X(FX_TFDPA, 2, 16, 8, 1, 2, 0)              \
+    X(FX_TFDPA, 2, 16, 16, 0, 0, 0) X(FX_TFDPA, 2, 16, 16, 1, 2, 0) X(FX_TFDPA, 4, 4, 4, 0, 0, 0)            \
+    X(FX_TFDPA, 4, 4, 4, 1, 1, 0) X(FX_TFDPA, 4, 8, 4, 0, 0, 0) X(FX_TFDPA, 4, 8, 4, 1, 1, 0)                \
+    X(FX_TFDPA, 4, 8, 8, 0, 0, 0) X(FX_TFDPA, 4, 8, 8, 1, 1, 0)
 
-typedef void (*fixed_fn)(mfd::mf_instr, const void *, const void *, const void *, const void *, uint64_t *, size_t);
+typedef void (*fixed_fn)(mfd::mf_instr, const void *, const void *, const void *, const void *,
+                         const unsigned short *, uint64_t *, size_t);
 struct FixedShape {
-    int fam, e, k, l, sp, per;
+    int fam, e, k, l, sp, per, tab;
     fixed_fn fn;
 };
-#define FIXED_ENTRY(FAM, E, K, L, SP, PER) {FAM, E, K, L, SP, PER, eval_fixed_kernel<FAM, E, K, L, SP, PER>},
+#define FIXED_ENTRY(FAM, E, K, L, SP, PER, TAB) {FAM, E, K, L, SP, PER, TAB, eval_fixed_kernel<FAM, E, K, L, SP, PER, TAB>},
 static const FixedShape fixed_shapes[] = {FIXED_SHAPES(FIXED_ENTRY)};
 
 /* ---------------------------------------------------------------- helpers */
@@ -284,9 +326,26 @@ static unsigned blocks_for(size_t n, unsigned threads) { return (unsigned)((n + 
 
 /* ---------------------------------------------------------------- benchmark */
 
-/* The fixed-shape instance for row `in` (r: its device copy), or NULL. */
-static fixed_fn fixed_for(const dev_row &r, const ::mf_instr *in)
+/* The product tables made so far, by (A format, B format, as_f16). */
+static unsigned short *prod_tab[MF_FMT_COUNT][MF_FMT_COUNT][2];
+
+static const unsigned short *prod_table(mf_format fa, mf_format fb, int as_f16)
 {
+    unsigned short *&t = prod_tab[fa][fb][as_f16];
+    if (!t) {
+        CK(cudaMalloc(&t, 65536 * sizeof *t));
+        tab_kernel<<<64, 256>>>(fa, fb, as_f16, t);
+        CK(cudaGetLastError());
+        CK(cudaDeviceSynchronize());
+    }
+    return t;
+}
+
+/* The fixed-shape instance for row `in` (r: its device copy), or NULL;
+ * *tab: its product table, or NULL. */
+static fixed_fn fixed_for(const dev_row &r, const ::mf_instr *in, const unsigned short **tab)
+{
+    *tab = NULL;
     int *d_ok, ok[2];
     CK(cudaMalloc(&d_ok, sizeof ok));
     fixed_ok_kernel<<<1, 1>>>(r.row, d_ok);
@@ -296,11 +355,19 @@ static fixed_fn fixed_for(const dev_row &r, const ::mf_instr *in)
     const int e = (int)mf_tile_elem_bytes(in->fa), k = in->sparse ? in->k / 2 : in->k;
     if (!ok[0] || e != (int)mf_tile_elem_bytes(in->fb))
         return NULL;
+    if (in->family == MF_FMA_CHAIN)
+        return eval_fma_kernel;
     const int fam = in->family == MF_F16_EMU ? FX_F16EMU : FX_TFDPA, l = in->L < k ? in->L : k;
-    for (const FixedShape &f : fixed_shapes)
-        if (f.fam == fam && f.e == e && f.k == k && f.l == l && f.sp == (in->sparse ? 1 : 0) &&
-            f.per == (in->sparse ? ok[1] : 0))
-            return f.fn;
+    /* the pairs whose products the model packs (mf_prod_packs, device code): fp8 */
+    const int packs = (in->fa == MF_FMT_E4M3 || in->fa == MF_FMT_E5M2) && (in->fb == MF_FMT_E4M3 || in->fb == MF_FMT_E5M2);
+    for (int want = packs; want >= 0; want--)   /* an fp8 pair: the instance with the table, else without */
+        for (const FixedShape &f : fixed_shapes)
+            if (f.fam == fam && f.e == e && f.k == k && f.l == l && f.sp == (in->sparse ? 1 : 0) &&
+                f.per == (in->sparse ? ok[1] : 0) && f.tab == want) {
+                if (f.tab)
+                    *tab = prod_table(in->fa, in->fb, fam == FX_F16EMU);
+                return f.fn;
+            }
     return NULL;
 }
 
@@ -320,7 +387,8 @@ static bench_result bench_row(const ::mf_instr *in, size_t ncases, uint64_t seed
     uint64_t *D;
     CK(cudaMalloc(&D, ncases * sizeof *D));
     const mfd::gen_ctx g = dev_ctx(&r, &b, seed);
-    const fixed_fn fx = fixed_for(r, in);
+    const unsigned short *tab;
+    const fixed_fn fx = fixed_for(r, in, &tab);
     cudaEvent_t e0, e1, e2, e3;
     CK(cudaEventCreate(&e0));
     CK(cudaEventCreate(&e1));
@@ -330,7 +398,7 @@ static bench_result bench_row(const ::mf_instr *in, size_t ncases, uint64_t seed
     gen_kernel<<<blocks_for(tiles, 128), 128>>>(g, 0, tiles, NULL);
     eval_kernel<<<blocks_for(ncases, 128), 128>>>(r.row, b.d[0], b.d[1], b.d[2], b.d[3], b.d[4], D, ncases);
     if (fx)
-        fx<<<blocks_for(ncases, 128), 128>>>(r.row, b.d[0], b.d[1], b.d[2], b.d[3], D, ncases);
+        fx<<<blocks_for(ncases, 128), 128>>>(r.row, b.d[0], b.d[1], b.d[2], b.d[3], tab, D, ncases);
     CK(cudaGetLastError());
     CK(cudaEventRecord(e0));
     gen_kernel<<<blocks_for(tiles, 128), 128>>>(g, tiles, tiles, NULL);
@@ -338,7 +406,7 @@ static bench_result bench_row(const ::mf_instr *in, size_t ncases, uint64_t seed
     eval_kernel<<<blocks_for(ncases, 128), 128>>>(r.row, b.d[0], b.d[1], b.d[2], b.d[3], b.d[4], D, ncases);
     CK(cudaEventRecord(e2));
     if (fx)
-        fx<<<blocks_for(ncases, 128), 128>>>(r.row, b.d[0], b.d[1], b.d[2], b.d[3], D, ncases);
+        fx<<<blocks_for(ncases, 128), 128>>>(r.row, b.d[0], b.d[1], b.d[2], b.d[3], tab, D, ncases);
     CK(cudaEventRecord(e3));
     CK(cudaEventSynchronize(e3));
     CK(cudaGetLastError());
@@ -562,8 +630,9 @@ static long check_eval_row(const ::mf_instr *in, size_t ncases, uint64_t seed)
     CK(cudaGetLastError());
     CK(cudaDeviceSynchronize());
     std::vector<uint64_t> dfix;
-    if (const fixed_fn fx = fixed_for(r, in)) {   /* the fixed-shape entry too, where the row has one */
-        fx<<<blocks_for(ncases, 128), 128>>>(r.row, b.d[0], b.d[1], b.d[2], b.d[3], D, ncases);
+    const unsigned short *tab;
+    if (const fixed_fn fx = fixed_for(r, in, &tab)) {   /* the fixed-shape entry too, where the row has one */
+        fx<<<blocks_for(ncases, 128), 128>>>(r.row, b.d[0], b.d[1], b.d[2], b.d[3], tab, D, ncases);
         CK(cudaGetLastError());
         dfix.resize(ncases);
         CK(cudaMemcpy(dfix.data(), D, ncases * sizeof *D, cudaMemcpyDeviceToHost));

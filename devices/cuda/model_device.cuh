@@ -23,8 +23,8 @@
  *     (compile time);
  *   - sparse rows of the table's shapes gather their kept values into
  *     arrays of constant length and call those entries (model/sparse.c,
- *     sparse_fixed) instead of evaluating a second mf_case through mf_eval;
- *     integer sparse rows sum their kept products in place;
+ *     mf_sparse_fixed) instead of evaluating a second mf_case through
+ *     mf_eval; integer sparse rows sum their kept products in place;
  *   - the generators' format layouts and special-value lists
  *     (rv_layouts, rv_special_*) are __device__ tables filled by
  *     mfd::rv_init_tables(); under nvcc call mfd_device_init() (below) once

@@ -401,7 +401,9 @@ __device__ __forceinline__ unsigned long long veval_general(const VParams &p, un
     return mfd::mf_eval(&p.model, &cs);
 }
 
-__global__ void __launch_bounds__(256) vcheck_kernel(const __grid_constant__ VParams p)
+/* At most 128 registers (two blocks a multiprocessor), as before the sparse
+ * rows' fixed-length path (model/sparse.c) took mf_eval to 255. */
+__global__ void __launch_bounds__(256, 2) vcheck_kernel(const __grid_constant__ VParams p)
 {
     /* a chunk holds fewer than 2^32 cases (vgpu_chunk_tiles): 32-bit index arithmetic */
     const unsigned mn = (unsigned)p.m * (unsigned)p.n, total = (unsigned)p.ntiles * mn;

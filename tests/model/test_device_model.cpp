@@ -11,7 +11,10 @@
  *            general path) and ::mf_eval (with its fast paths), and the
  *            fixed-shape entry mfd::mf_t_fdpa_fixed of the GPU's check on
  *            the T-FDPA rows with a fast plan (mfd::mf_eval itself takes
- *            mf_f16_emu_fixed and mf_fma_chain_fixed), on every row
+ *            mf_f16_emu_fixed and mf_fma_chain_fixed), and on the sparse
+ *            floating-point rows mfd::mf_sparse_fixed as model_bench's
+ *            fixed-shape kernel calls it (operands gathered by selects; fp8
+ *            also through mf_prod_pack entries), on every row
  *            of the instruction table, on cases from the generator library
  *            (default mix: every generator but mutation); and
  *            mfd::mf_output_equal against ::mf_output_equal;
@@ -254,6 +257,29 @@ static long check_eval_row(const ::mf_instr *in, long cases, uint64_t seed)
                     }
                     n_fixed++;
                 }
+                /* a sparse row's fixed-length path (model/sparse.c) as model_bench's fixed-shape kernel
+                 * calls it: the logical rows as arrays gathered by selects, and (fp8) the kept products read
+                 * from mf_prod_pack entries */
+                int per;
+                if (din.sparse && din.family != mfd::MF_INT_DOT && mfd::mf_sparse_fixed_ok(&din, &per)) {
+                    const int n = din.k / 2, L = din.L < n ? din.L : n;
+                    const int as_f16 = din.family == mfd::MF_F16_EMU;
+                    static unsigned short tab[65536];
+                    static int tab_fa = -1, tab_fb = -1, tab_f16 = -1;
+                    if (packs && (tab_fa != din.fa || tab_fb != din.fb || tab_f16 != as_f16)) {
+                        for (unsigned x = 0; x < 65536; x++)
+                            tab[x] = (unsigned short)mfd::mf_prod_pack(din.fa, din.fb, as_f16, x & 0xFF, x >> 8);
+                        tab_fa = din.fa, tab_fb = din.fb, tab_f16 = as_f16;
+                    }
+                    for (int use = 0; use <= (packs ? 1 : 0); use++) {
+                        const uint64_t fx = mfd::mf_sparse_fixed(&din, din.fa, din.fb, dcs.a, dcs.b, dcs.meta, dcs.c,
+                                                                 n, L, per, 1, use ? tab : NULL);
+                        if (fx != general)
+                            FAIL("%s tile %zu (%d,%d): mf_sparse_fixed%s 0x%" PRIx64 ", host general 0x%" PRIx64,
+                                 in->name, t, i, j, use ? " (packed)" : "", fx, general);
+                    }
+                    n_fixed++;
+                }
                 /* the comparison rule: against itself, a neighbour, and the canonical NaN */
                 const uint64_t other[3] = {general, general ^ 1, (UINT64_C(1) << (mf_format_get(in->fd)->bits - 1)) - 1};
                 for (int o = 0; o < 3; o++)
@@ -403,7 +429,7 @@ int main(int argc, char **argv)
     for (int f = 0; f < MF_FAMILY_COUNT; f++)
         printf("  %-12s %9ld cases (full rows: %s), %.2f s\n", mf_family_name((mf_family)f), per_family[f],
                full_arch[f] >= 0 ? mf_arch_name((mf_arch)full_arch[f]) : "-", family_s[f]);
-    printf("  of them %ld through the GPU check's fixed-shape entries (T-FDPA, F16-emu), fp8 ones also packed\n", n_fixed);
+    printf("  of them %ld through the fixed-shape entries (T-FDPA, F16-emu, sparse), fp8 ones also packed\n", n_fixed);
 
     /* wgmma's operand forms: copies of every row, no table row sets them */
     long n_forms = 0;

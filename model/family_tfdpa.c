@@ -418,7 +418,7 @@ MF_HD static inline __attribute__((always_inline)) uint64_t mf_f16_emu_fixed(con
     MF_UNROLL
     for (int pass = 0; pass < 2; pass++)
         chunk_core_as(&h, fa, fb, h.fd, acc, a8 + pass * half, b8 + pass * half, half, 0, 1,
-                      packed ? w8 + pass * half : NULL, &acc);
+                      packed ? w8 + pass * half : NULL, 1, &acc);
     return mf_ieee_add(in->fd, acc, c);
 }
 #endif

@@ -142,15 +142,24 @@ MF_HD static inline __attribute__((always_inline)) uint64_t special_of_flags(mf_
     return ninf ? 1 : 2;    /* -Inf or +Inf */
 }
 
-/* special_of_flags of the chunk's inputs. */
+/* special_of_flags of the chunk's inputs.  in_registers (a constant): a and
+ * b are the caller's arrays of constant length, and the loop unrolls (a
+ * dynamic index would move them to local memory); else it stays a loop
+ * (unrolled over operands in memory it made the e5m2 chunks, whose NaN/Inf
+ * step is common, half as fast on the GPU). */
 MF_HD static inline __attribute__((always_inline)) uint64_t special_result(mf_format fa, mf_format fb, mf_format fc,
                                                                      uint64_t c, const uint64_t *a,
-                                                                     const uint64_t *b, int L)
+                                                                     const uint64_t *b, int L, const int in_registers)
 {
     uint32_t fl = 0;
-    MF_UNROLL   /* a dynamic index would move the caller's operand arrays to local memory */
-    for (int k = 0; k < L; k++)
-        fl |= prod_special_flags(fa, fb, a[k], b[k]);
+    if (in_registers) {
+        MF_UNROLL
+        for (int k = 0; k < L; k++)
+            fl |= prod_special_flags(fa, fb, a[k], b[k]);
+    } else {
+        for (int k = 0; k < L; k++)
+            fl |= prod_special_flags(fa, fb, a[k], b[k]);
+    }
     return special_of_flags(fc, c, fl);
 }
 
@@ -275,11 +284,12 @@ MF_HD static inline __attribute__((always_inline)) uint32_t mf_prod_unpack(uint3
  * bits it is below 2^(F+2); the fast path requires fr <= F <= 29.
  * packed: NULL, or the chunk's products as mf_prod_pack entries (fp8
  * inputs), read instead of decoding a and b (which the NaN/Inf step still
- * reads). */
+ * reads).  in_registers (a constant): special_result's. */
 MF_HD static inline __attribute__((always_inline)) int chunk_core_as(const mf_instr *in, mf_format fa, mf_format fb,
                                                                mf_format fc, uint64_t c, const uint64_t *a,
                                                                const uint64_t *b, int L, int e_sab, int as_f16,
-                                                               const uint32_t *packed, uint64_t *d)
+                                                               const uint32_t *packed, const int in_registers,
+                                                               uint64_t *d)
 {
     uint32_t psig[MF_KMAX_FLOAT];
     int32_t pexp[MF_KMAX_FLOAT];
@@ -329,7 +339,7 @@ MF_HD static inline __attribute__((always_inline)) int chunk_core_as(const mf_in
                 fl |= packed[k] >> 15 ? packed[k] & MF_PROD_FLAGS : 0u;
             r = special_of_flags(fc, c, fl);
         } else {
-            r = special_result(fa, fb, fc, c, a, b, L);
+            r = special_result(fa, fb, fc, c, a, b, L, in_registers);
         }
         int ob = in->rho == MF_RNE_FP16 ? 16 : 32, of = in->rho == MF_RNE_FP16 ? 10 : 23;
         uint64_t inf = ((UINT64_C(1) << (ob - 1 - of)) - 1) << of;
@@ -369,7 +379,7 @@ MF_HD static inline __attribute__((always_inline)) int chunk_core(const mf_instr
                                                             mf_format fc, uint64_t c, const uint64_t *a,
                                                             const uint64_t *b, int L, int e_sab, uint64_t *d)
 {
-    return chunk_core_as(in, fa, fb, fc, c, a, b, L, e_sab, 0, NULL, d);
+    return chunk_core_as(in, fa, fb, fc, c, a, b, L, e_sab, 0, NULL, 0, d);
 }
 
 /* A whole T-FDPA dot product of K inputs in chunks of L, every chunk through
@@ -388,7 +398,8 @@ MF_HD static inline __attribute__((always_inline)) uint64_t mf_t_fdpa_fixed(cons
 {
     MF_UNROLL
     for (int k0 = 0; k0 < K; k0 += L)
-        chunk_core_as(in, fa, fb, k0 == 0 ? fc : fd, c, a + k0, b + k0, L, 0, 0, packed ? packed + k0 : NULL, &c);
+        chunk_core_as(in, fa, fb, k0 == 0 ? fc : fd, c, a + k0, b + k0, L, 0, 0, packed ? packed + k0 : NULL, 1,
+                      &c);
     return c;
 }
 

@@ -82,14 +82,20 @@ MF_HD static uint64_t eval_dense(const mf_instr *r, const mf_case *t, const mf_t
  *
  * The general path below gathers the kept products into a second mf_case
  * (2 KiB of local memory in device code) and evaluates the dense row through
- * mf_eval again.  For the floating-point rows of MF_SPM_KEPT and
- * MF_SPM_META_ORDER whose dense row has a fixed-shape entry, device code
- * instead gathers the n = K/2 kept values of a and b into arrays of constant
- * length and calls that entry (mf_t_fdpa_fixed, mf_f16_emu_fixed) itself:
- * the entries, chunks and order that the general path reaches through
- * mf_eval (mf_t_fdpa_fast, mf_eval_f16_emu), so the same bits.
+ * mf_eval again.  For the rows of MF_SPM_KEPT and MF_SPM_META_ORDER without
+ * operand forms, device code instead (sparse_fixed)
+ *   - floating point, where the dense row has a fixed-shape entry
+ *     (mf_sparse_fixed_ok): gathers the n = K/2 kept values of a and b into
+ *     arrays of constant length and calls that entry (mf_t_fdpa_fixed,
+ *     mf_f16_emu_fixed) itself, the entries, chunks and order that the
+ *     general path reaches through mf_eval (mf_t_fdpa_fast, mf_eval_f16_emu),
+ *     so the same bits (mf_sparse_fixed; devices/cuda/model_bench.cu calls it
+ *     too, on operands in registers);
+ *   - integer (MF_INT_DOT): sums the kept products where they are, then
+ *     mf_eval_int_dot's last step (mf_int_dot_finish); the sum is exact, so
+ *     its order does not matter.
  * tests/model/test_device_model.cpp holds every sparse row against the host
- * library's general path. */
+ * library's general path, and mf_sparse_fixed as model_bench calls it. */
 
 /* v[base + off] for 0 <= off < w (w a constant) by selects, not by a
  * dynamic index: when v is an array of constant length in registers (the

@@ -13,12 +13,12 @@
  * row), and the row's fixed-shape entry where it has one (eval_fixed_kernel:
  * the T-FDPA and F16-emu rows, dense and sparse, the fp8 pairs reading the
  * model's packed products from a table; eval_fma_kernel: the f64 FMA
- * chains; the entries the GPU check calls for its fixed shapes).  Printed: model-on-GPU dot products/s (the
- * fixed-shape entry where there is one, else mf_eval; the kernel alone, from
- * CUDA events), which of the two, mf_eval's rate, and the generators'
- * tiles/s and cases/s.  --rows: also the short
- * run of every row, under its family; --all: also every hopper row on -n
- * cases; --instr: those rows only.
+ * chains; the entries the GPU check calls for its fixed shapes).  Printed:
+ * model-on-GPU dot products/s (the fixed-shape entry where there is one,
+ * else mf_eval; the kernel alone, from CUDA events), which of the two,
+ * mf_eval's rate, and the generators' tiles/s and cases/s.  --rows: also the
+ * short run of every row, under its family; --all: also every hopper row on
+ * -n cases; --instr: those rows only.
  *
  * --check: the GPU against the host library, exit 1 on any difference:
  *   gen   every generator alone (mutate with a pool of saved cases copied to
@@ -74,8 +74,8 @@ __global__ void __launch_bounds__(128) gen_kernel(const __grid_constant__ mfd::g
 }
 
 /* One case per thread: case idx is output (i, j) of tile idx / (M*N); only
- * a[0..K-1], b[0..K-1] (and the row's scales) of the case are filled. */
-/* At most 168 registers (three blocks a multiprocessor), as before the sparse
+ * a[0..K-1], b[0..K-1] (and the row's scales) of the case are filled.  At
+ * most 168 registers (three blocks a multiprocessor), as before the sparse
  * rows' fixed-length path (model/sparse.c) took mf_eval to 255 and every
  * row's general path slowed with the occupancy. */
 __global__ void __launch_bounds__(128, 3) eval_kernel(const __grid_constant__ mfd::mf_instr row, const void *A,

@@ -6,6 +6,7 @@
 
 #include <ctype.h>
 #include <errno.h>
+#include <pthread.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
@@ -25,35 +26,43 @@ struct mf_vec_reader {
     long skipped;
     char unknown[160];
     char msg[512];
-    /* the rows of `instr NAME form=F` lines (mf_instr_with_form), each
-     * allocated once and kept until the reader is closed, so that the
-     * instr pointers of the cases read stay valid */
-    mf_instr **forms;
-    size_t nforms;
 };
 
-/* The row of `base` in form `form`, made once per reader.  @return NULL
- * when the row has no such form, or out of memory (then *oom is set). */
-static const mf_instr *reader_form_row(mf_vec_reader *r, const mf_instr *base, const char *form, int *oom)
+/* The rows of `instr NAME form=F` lines (mf_instr_with_form), each made once per process and never freed, so that
+ * the instr pointer of a case read stays valid after its reader is closed (the mutation pool keeps the cases it
+ * loads, and their rows, for the whole run).  A bounded set: at most one per (wgmma row, form). */
+static pthread_mutex_t form_lock = PTHREAD_MUTEX_INITIALIZER;
+static mf_instr **form_rows;
+static size_t n_form_rows;
+
+/* The row of `base` in form `form`.  @return NULL when the row has no such form, or out of memory (then *oom is
+ * set). */
+static const mf_instr *form_row(const mf_instr *base, const char *form, int *oom)
 {
     mf_instr row;
     *oom = 0;
     if (mf_instr_with_form(base, form, &row))
         return NULL;
-    for (size_t i = 0; i < r->nforms; i++)
-        if (r->forms[i]->name == base->name && !strcmp(mf_instr_form_name(r->forms[i]), form))
-            return r->forms[i];
-    mf_instr **grown = realloc(r->forms, (r->nforms + 1) * sizeof *grown), *keep = malloc(sizeof *keep);
-    if (grown)
-        r->forms = grown;
-    if (!grown || !keep) {
-        free(keep);
-        *oom = 1;
-        return NULL;
+    const mf_instr *found = NULL;
+    pthread_mutex_lock(&form_lock);
+    for (size_t i = 0; i < n_form_rows && !found; i++)
+        if (form_rows[i]->name == base->name && !strcmp(mf_instr_form_name(form_rows[i]), form))
+            found = form_rows[i];
+    if (!found) {
+        mf_instr **grown = realloc(form_rows, (n_form_rows + 1) * sizeof *grown), *keep = malloc(sizeof *keep);
+        if (grown)
+            form_rows = grown;
+        if (grown && keep) {
+            *keep = row;
+            form_rows[n_form_rows++] = keep;
+            found = keep;
+        } else {
+            free(keep);
+            *oom = 1;
+        }
     }
-    *keep = row;
-    r->forms[r->nforms++] = keep;
-    return keep;
+    pthread_mutex_unlock(&form_lock);
+    return found;
 }
 
 long long mf_vec_offset(const mf_vec_reader *r)
@@ -126,9 +135,6 @@ void mf_vec_close(mf_vec_reader *r)
         return;
     if (r->gz)
         gzclose(r->gz);
-    for (size_t i = 0; i < r->nforms; i++)
-        free(r->forms[i]);
-    free(r->forms);
     free(r->buf);
     free(r);
 }
@@ -228,7 +234,7 @@ int mf_vec_next(mf_vec_reader *r, mf_vec_case *out)
             if (*form) {
                 int oom;
                 const mf_instr *base = r->instr;
-                r->instr = reader_form_row(r, base, form, &oom);
+                r->instr = form_row(base, form, &oom);
                 if (!r->instr) {
                     set_msg(r, oom ? "out of memory" : "instruction '%s' has no form '%s' (wgmma rows: neg_a, neg_b, "
                                                        "neg_ab on floating-point rows, no_c on every row)",

@@ -111,9 +111,14 @@ static int run_opts_campaign(run_opts *o)
          * campaign's: tiles and what is counted depend on the case alone.  The kind of device is the definition's. */
         const char *want = CLI_V(a, run, device).s, *def = o->def->device;
         size_t kw = strcspn(want, ":"), kd = strcspn(def, ":");
-        if (kw != kd || strncmp(want, def, kw) || !strncmp(def, "model", 5)) {
-            fprintf(stderr, "mmafuzz run: --device %s: the campaign's definition runs on %s; a shard may choose other "
-                            "GPUs of that kind only (e.g. %.*s:0,1)\n", want, def, (int)kd, def);
+        int model = !strncmp(def, "model", 5);
+        if (model ? strcmp(want, def) != 0 : kw != kd || strncmp(want, def, kw) != 0) {
+            if (model)
+                fprintf(stderr, "mmafuzz run: --device %s: the campaign's definition runs on the model device %s, "
+                                "which a shard cannot change\n", want, def);
+            else
+                fprintf(stderr, "mmafuzz run: --device %s: the campaign's definition runs on %s; a shard may choose "
+                                "other GPUs of that kind only (e.g. %.*s:0,1)\n", want, def, (int)kd, def);
             return -1;
         }
         o->device = want;

@@ -117,6 +117,14 @@ init)
     JOB_COMPLETION_INDEX=2 "$EXE" run --campaign c -shards 3 -jobs 1 -batch 12800 >/dev/null 2>err.txt
     grep -q "shard 2/3 (I from JOB_COMPLETION_INDEX, N from -shards)" err.txt || bad "shard from Kubernetes: $(head -1 err.txt)"
     "$EXE" run --campaign c >/dev/null 2>err.txt && bad "a run without a shard succeeded"
+    # a shard chooses its GPUs of the definition's kind; a model device is the definition's own
+    shard c 0/2 --device cuda:0 2>err.txt && bad "a model campaign's shard ran on cuda:0"
+    grep -q "cannot change" err.txt || bad "no clear message for another device: $(cat err.txt)"
+    shard c 0/2 --device model:hopper 2>err.txt && bad "a model:ampere campaign's shard ran on model:hopper"
+    grep -q "cannot change" err.txt || bad "no clear message for another model device: $(cat err.txt)"
+    shard c 0/2 --device model:ampere -max_total_time 1 >/dev/null 2>err.txt
+    rc=$?
+    [ $rc -eq 0 ] || [ $rc -eq 3 ] || bad "--device naming the definition's own model device: exit $rc: $(tail -1 err.txt)"
     ;;
 shards)
     reference

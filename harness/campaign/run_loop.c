@@ -888,6 +888,7 @@ typedef struct loop_ctx {
     int stopped;              /* a stop request came while filing: the batch was not counted */
     int dev_fail;             /* device errors in a row */
     double t_start, last_save, ckpt_s;
+    unsigned long long gpu_call_max; /* --verify gpu: GPU_CALL_MAX_CASES times the device's GPUs */
     long long rechecked;      /* --verify gpu: tiles checked again on the host (a hit buffer overflowed) */
     int gpu_limit_shown;
 } loop_ctx;
@@ -1114,11 +1115,17 @@ static void host_check_range(loop_ctx *L, batch *b, run_instr *r, unsigned long 
     }
 }
 
-/* --verify gpu: the most cases of one device call.  A call ends with the
- * GPU's pipeline drained (its last chunk runs alone, then the host collects
- * the disagreements), so a call should be many chunks (about 2^25 cases
- * each, devices/cuda/verify.cu); 2^30 is 32 of them, about a fifth of a
- * second on an H100. */
+/* --verify gpu: the most cases of one device call, per GPU of the device.  A
+ * call ends with every GPU's pipeline drained (its last chunk runs alone,
+ * then the host collects the disagreements while the GPUs wait), so a call
+ * should be many chunks on each GPU (about 2^25 cases each,
+ * devices/cuda/verify.cu); 2^30 is 32 of them, about a fifth of a second on
+ * an H100.  Over the 211 hopper rows, 120 s (scripts/multi_gpu.sh scale,
+ * four H200s): with one cap for the whole call (8 chunks a GPU) four GPUs ran
+ * 3.17 times one GPU's rate (3.39 after the first 20 s); with this cap 3.41
+ * (3.67).  What is left: every call still ends with all GPUs drained while
+ * the host takes their results, and each row's calls start at 2^24 cases and
+ * double, so the first seconds are many short calls. */
 #define GPU_CALL_MAX_CASES ((unsigned long long)1 << 30)
 
 /* --verify gpu: tiles [first, first + nt) of r generated, run, evaluated and
@@ -1163,7 +1170,7 @@ static void gpu_batch(loop_ctx *L, run_instr *r, unsigned long long first, size_
     unsigned long long per = (unsigned long long)r->m * (unsigned long long)r->n;
     if (res.mismatches > rq.hits_cap / 4 && r->gpu_tiles > 1)
         r->gpu_tiles = res.overflow ? (r->gpu_tiles + 3) / 4 : (r->gpu_tiles + 1) / 2;
-    else if (res.mismatches < rq.hits_cap / 16 && r->gpu_tiles * per < GPU_CALL_MAX_CASES)
+    else if (res.mismatches < rq.hits_cap / 16 && r->gpu_tiles * per < L->gpu_call_max)
         r->gpu_tiles *= 2;
     if (res.overflow) {
         host_check_range(L, hb, r, first, nt, view, nview);
@@ -1219,6 +1226,8 @@ static void gpu_loop(loop_ctx *L, batch *gb, batch *hb, const pool_entry **view)
         fprintf(stderr, "mmafuzz run: out of memory for %lld hits (--hits)\n", o->hits);
         loop_fail(L, RUN_ERR_NOMEM);
     }
+    int ngpu = mf_device_gpu_count(L->dev);
+    L->gpu_call_max = GPU_CALL_MAX_CASES * (unsigned long long)(ngpu > 0 ? ngpu : 1);
     for (int i = 0; i < L->ni; i++) {
         unsigned long long per = (unsigned long long)L->ri[i].m * (unsigned long long)L->ri[i].n;
         L->ri[i].gpu_tiles = ((unsigned long long)1 << 24) / per ? ((unsigned long long)1 << 24) / per : 1;

@@ -889,6 +889,7 @@ typedef struct loop_ctx {
     int dev_fail;             /* device errors in a row */
     double t_start, last_save, ckpt_s;
     unsigned long long gpu_call_max; /* --verify gpu: GPU_CALL_MAX_CASES times the device's GPUs */
+    long long bk_at_start;           /* a campaign shard's buckets when this process started */
     long long rechecked;      /* --verify gpu: tiles checked again on the host (a hit buffer overflowed) */
     int gpu_limit_shown;
 } loop_ctx;
@@ -993,6 +994,9 @@ static void account_batch(loop_ctx *L, batch *b, const rec *list, size_t nlist, 
                 cp_state_bucket_add(o->cstate, r->cp, bk.id, e->n, bk.words);  /* cannot fail: room made */
             }
         }
+        /* the status line's buckets: the shard's, and those this process added */
+        L->rs->buckets_seen = (long long)o->cstate->nbk;
+        L->rs->buckets_new = L->rs->buckets_seen - L->bk_at_start;
         ps->model_s += model_s;
         ps->cases += cases;
         ps->tiles += (long long)b->ntiles;
@@ -1430,6 +1434,8 @@ run_err run_loop(const run_opts *o, mf_device *dev, run_instr *ri, int ni, long 
     L.rs = &rs;
     L.wp = wp;
     L.why = "runs done";
+    L.bk_at_start = o->campaign ? (long long)o->cstate->nbk : 0;
+    rs.buckets_seen = L.bk_at_start;  /* a resumed shard's buckets (a plain run's store counts its own) */
     L.t_start = L.last_save = rs_now();
     /* a shard's state is written every 10 s, the longest interval a campaign allows (each checkpoint first flushes
      * the findings written since the last one; at 2 s this cost 10% of the H100's rate with 200 findings/s, at

@@ -137,6 +137,8 @@ shards)
         grep -q "^instr $INSTR $want $((want * 128)) " four/shards/$i-of-4/shard.state ||
             bad "shard $i/4: expected $want tiles, $((want * 128)) cases"
     done
+    # the status line counts the shard's buckets (the positive control's one bucket of this row)
+    grep "^#" s0.err | tail -1 | grep -q "buckets 1 (new 1)" || bad "status line: $(grep '^#' s0.err | tail -1)"
     # merged = one process
     "$EXE" merge merged four >merge1.out 2>&1 || bad "merge failed: $(cat merge1.out)"
     equal ref merged

@@ -25,8 +25,8 @@
 # Environment:
 #   MMAFUZZ_MULTI_SECONDS  length of each scaling run (default 120)
 #   MMAFUZZ_MULTI_RUNS     the positive control's budget; default: calibrated by
-#                          a 20 s run on cuda:0 so that one GPU needs about
-#                          MMAFUZZ_MULTI_TARGET_S seconds (default 120)
+#                          a campaign of 1e9 cases on cuda:0, so that one GPU
+#                          needs about MMAFUZZ_MULTI_TARGET_S seconds (default 120)
 #   MMAFUZZ_MULTI_CORPUS   the starting pool of every run (default corpus/golden
 #                          and corpus/findings of this checkout)
 #   MMAFUZZ_MULTI_MIN_DISAGREEMENTS  the least a must find (default 100000: the
@@ -142,14 +142,18 @@ step_equal() {
     if [ -n "${MMAFUZZ_MULTI_RUNS:-}" ]; then
         RUNS=$MMAFUZZ_MULTI_RUNS
     else
-        rm -rf cal
-        "$EXE" run --device "$(dev 1)" --model ampere --instr 'hopper/mma.*' -seed 2027 -max_total_time 20 "${CORPUS[@]}" \
-            --out cal >cal.out 2>cal.err
-        local r
-        r=$(rate_of cal.out)
-        [ -n "$r" ] || { bad "calibration: no summary: $(tail -2 cal.err)"; return; }
-        RUNS=$(awk -v r="$r" -v t="$TARGET" 'BEGIN { printf "%.0f", r * t / 1e8 }')00000000
-        echo "calibration: $(grep '^done' cal.out); -runs $RUNS"
+        # a campaign of 1e9 cases on one GPU, timed: the budget splits evenly over the rows and the rows with
+        # the most disagreements (their handling is host work) set a campaign's length, so a plain run's rate
+        # overstates it (20 s of `run` gave 6.2e8/s on an H200; 7.44e10 cases then took over 9 minutes)
+        RUNS=1000000000
+        rm -rf cal cal.*
+        init cal
+        local t0 t
+        t0=$(date +%s.%N)
+        shard_run cal cal 0/1 --device "$(dev 1)" >/dev/null
+        t=$(awk -v a="$t0" -v b="$(date +%s.%N)" 'BEGIN { print b - a }')
+        RUNS=$(awk -v t="$t" -v want="$TARGET" 'BEGIN { n = int(10 * want / t + 0.5); print (n < 1 ? 1 : n) }')00000000
+        echo "calibration: 1e9 cases in $t s on one GPU ($(grep '^done' cal.out)); -runs $RUNS"
     fi
     rm -rf a b c c.* c[0-9]*
     init a

@@ -196,6 +196,7 @@ step_equal() {
     local per
     per=$(cat b/shards/*/stats/*.jsonl | tail -1 | grep -o '"gpus":\[[^]]*\]' | grep -o '"cases":[0-9]*' | cut -d: -f2 | paste -sd' ')
     echo "b: cases per GPU $per"
+    [ "$(echo "$per" | wc -w)" -eq "$NG" ] || bad "b: its stats give the cases of $(echo "$per" | wc -w) GPUs, not $NG"
     for x in $per; do [ "$x" -gt 0 ] || bad "b: a GPU ran no case ($per)"; done
 }
 

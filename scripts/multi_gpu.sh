@@ -206,6 +206,11 @@ step_report() {
     "$EXE" report c --json >report.json 2>>report.err || bad "report --json: $(cat report.err)"
     "$EXE" report c -o report.html 2>>report.err || bad "report -o: $(cat report.err)"
     echo "report: $(wc -c <report.html) bytes of HTML"
+    # every right-aligned label (row names, up to 66 characters) fits left of its x: about 6.5 px a character
+    local clipped
+    clipped=$(sed -n 's/.*<text x="\([0-9.]*\)"[^>]*text-anchor="end">\([^<]*\)<.*/\1 \2/p' report.html |
+        awk '$1 < 6.5 * length($2) { print $2; exit }')
+    [ -z "$clipped" ] || bad "report: the label $clipped does not fit its column"
     head -20 report.txt
 }
 

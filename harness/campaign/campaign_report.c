@@ -485,7 +485,14 @@ static void svg_bars(FILE *f, const char *title, int n, const char *const *label
         if (v > max)
             max = v;
     }
-    const int lw = 380, bw = 420, rowh = b ? 30 : 20, h = 40 + n * rowh + (b ? 20 : 0);
+    /* the labels' column fits the longest label: at most 7 px a character at font-size 12 (the longest row
+     * names, 66 characters, lost their first letters in a 380 px column) */
+    size_t longest = 0;
+    for (int i = 0; i < n; i++)
+        if (strlen(labels[i]) > longest)
+            longest = strlen(labels[i]);
+    const int lw = 7 * (int)longest + 12 > 380 ? 7 * (int)longest + 12 : 380, bw = 420, rowh = b ? 30 : 20,
+              h = 40 + n * rowh + (b ? 20 : 0);
     fprintf(f, "<h2>");
     esc(f, title);
     fprintf(f, "</h2>\n<svg width=\"%d\" height=\"%d\" role=\"img\">\n",

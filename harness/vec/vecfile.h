@@ -24,7 +24,8 @@ enum {
 
 /* One case as read. */
 typedef struct mf_vec_case {
-    const mf_instr *instr;
+    const mf_instr *instr; /* the table's row, or its row in the `form=` of the instr line: both live as long
+                            * as the process (callers keep them past the reader, e.g. the mutation pool) */
     mf_case cs;
     uint64_t d;      /* expected output, if has_d */
     int has_d;

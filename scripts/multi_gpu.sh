@@ -17,10 +17,11 @@
 #               c  one shard per GPU, N processes at once, each with its own
 #                  CUDA_VISIBLE_DEVICES and its own copy of the campaign
 #                  folder (as on N hosts), then `merge`d into c
-#             b and c must equal a (tests/campaign/lib.sh: cases per
-#             instruction, disagreements per class, buckets with their
-#             counts), the buckets must add up to the disagreements, and every
-#             class's finding must replay as still mismatching on the GPU.
+#             b and c must equal a (tests/campaign/lib.sh campaign_equal: cases
+#             per instruction, disagreements per class, buckets with their
+#             counts), and in each the buckets must add up to the
+#             disagreements and every finding replay on GPU 0 as still
+#             mismatching.
 #   report    `mmafuzz report` (text, --json, -o report.html) of c.
 # Environment:
 #   MMAFUZZ_MULTI_SECONDS  length of each scaling run (default 120)
@@ -119,25 +120,6 @@ shard_run() {
     [ $rc -eq 0 ] || bad "$name: exit $rc, expected 0 (shard complete): $(tail -2 "$name.err")"
 }
 
-# findings_replay DIR: every non-zero class names a finding that replays on GPU 0 as still mismatching
-findings_replay() {
-    local d=$1 hexes files=() h f
-    hexes=$(cat "$d"/shards/*/shard.state | awk '$1 == "class" && $4 > 0 { n[$2 " " $3]++ }
-        $1 == "class" && $5 != "-" { h[$2 " " $3] = $5 }
-        END { for (x in n) { if (!(x in h)) print "MISSING"; else print h[x] } }')
-    echo "$hexes" | grep -q MISSING && { bad "$d: a non-zero class without a finding"; return; }
-    for h in $hexes; do
-        f=$(find "$d/shards" -name "$h.vec" | head -1)
-        [ -n "$f" ] || { bad "$d: finding $h named by a state is not there"; continue; }
-        files+=("$f")
-    done
-    "$EXE" replay --device "$(dev 1)" --model ampere "${files[@]}" >"$d.replay.out" 2>"$d.replay.err"
-    [ $? -eq 1 ] || bad "$d: replay of the class findings did not exit 1: $(tail -2 "$d.replay.err")"
-    grep -q " 0 device-changed, 0 fixed, 0 agree" "$d.replay.out" ||
-        bad "$d: a class finding no longer mismatches: $(tail -1 "$d.replay.out")"
-    echo "$d: ${#files[@]} class findings replayed on $(dev 1): $(tail -1 "$d.replay.out")"
-}
-
 step_equal() {
     if [ -n "${MMAFUZZ_MULTI_RUNS:-}" ]; then
         RUNS=$MMAFUZZ_MULTI_RUNS
@@ -174,23 +156,12 @@ step_equal() {
     local srcs=()
     for i in $(seq 0 $((NG - 1))); do srcs+=("c$i"); done
     "$EXE" merge c "${srcs[@]}" >merge.out 2>&1 || bad "merge: $(cat merge.out)"
-    for x in a b c; do summary $x >$x.sum; done
-    cmp -s a.sum b.sum && echo "equal: b (one process, $NG GPUs) = a (one GPU): $(wc -l <a.sum) summary lines" ||
-        bad "b differs from a: $(diff a.sum b.sum | head -6 | tr '\n' ' ')"
-    cmp -s a.sum c.sum && echo "equal: c ($NG shards merged) = a (one GPU): $(wc -l <a.sum) summary lines" ||
-        bad "c differs from a: $(diff a.sum c.sum | head -6 | tr '\n' ' ')"
-    awk '$1 == "instr" { c += $3; m += $4 } $1 == "class" { k++ } $1 == "bucket" { b++ }
-         END { printf "a: %d cases, %d disagreements, %d non-zero classes, %d buckets\n", c, m, k, b }' a.sum
-    local least=${MMAFUZZ_MULTI_MIN_DISAGREEMENTS:-100000}
-    [ "$(awk '$1 == "instr" { s += $4 } END { print s + 0 }' a.sum)" -ge "$least" ] ||
-        bad "a: fewer than $least disagreements: the positive control gives more"
-    for x in a b c; do
-        local u
-        u=$(awk '$1 == "instr" { m[$2] += $4 } $1 == "bucket" { m[$2] -= $4 }
-            END { for (i in m) if (m[i] != 0) print i, m[i] }' $x.sum)
-        [ -z "$u" ] || bad "$x: bucket counts do not add up to the disagreements: $u"
-        findings_replay $x
-    done
+    local least=${MMAFUZZ_MULTI_MIN_DISAGREEMENTS:-100000} replay=(--device "$(dev 1)" --model ampere)
+    summary a | awk '$1 == "instr" { c += $3; m += $4 } $1 == "class" { k++ } $1 == "bucket" { b++ }
+         END { printf "a: %d cases, %d disagreements, %d non-zero classes, %d buckets\n", c, m, k, b }'
+    campaign_ok a "$least" "${replay[@]}"
+    campaign_equal a b "$least" "${replay[@]}"   # one process, all GPUs
+    campaign_equal a c "$least" "${replay[@]}"   # one shard per GPU, merged
     # b's stats: every GPU ran cases
     [ -n "$MODEL" ] && return
     local per

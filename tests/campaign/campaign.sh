@@ -38,50 +38,8 @@ shard() { "$EXE" run --campaign "$1" -shard "$2" -jobs 1 -batch 12800 "${@:3}"; 
 # shard_bg: the same in the background, as the process itself ($! is its pid: kill reaches it)
 shard_bg() { (exec "$EXE" run --campaign "$1" -shard "$2" -jobs 1 -batch 12800 "${@:3}") & }
 
-# findings_ok DIR: every non-zero class names a finding that exists and replays as still mismatching
-findings_ok() {
-    local d=$1 ok=0
-    local hexes
-    hexes=$(cat "$d"/shards/*/shard.state | awk '$1 == "class" && $4 > 0 { n[$2 " " $3]++ }
-        $1 == "class" && $5 != "-" { h[$2 " " $3] = $5 }
-        END { for (x in n) { if (!(x in h)) print "MISSING " x; else print h[x] } }')
-    if echo "$hexes" | grep -q MISSING; then
-        bad "$d: a class without a finding: $(echo "$hexes" | grep MISSING | head -1)"
-        return
-    fi
-    local files=()
-    for h in $hexes; do
-        local f
-        f=$(find "$d/shards" -name "$h.vec" | head -1)
-        [ -n "$f" ] || { bad "$d: finding $h named by a state is not there"; continue; }
-        files+=("$f")
-    done
-    "$EXE" replay --device model:ampere "${files[@]}" >replay.out 2>replay.err
-    [ $? -eq 1 ] || bad "$d: replay of the class findings did not exit 1"
-    grep -q " 0 device-changed, 0 fixed, 0 agree" replay.out || bad "$d: a class finding no longer mismatches: $(tail -1 replay.out)"
-    # every file of the folder is whole: replay reads all, skips none
-    "$EXE" replay --device model:ampere "$d/shards" >replay_all.out 2>replay_all.err
-    grep -q "; 0 files skipped" replay_all.out || bad "$d: finding files skipped (not whole?): $(head -3 replay_all.err)"
-    grep -q " 0 fixed, 0 agree" replay_all.out || bad "$d: a finding no longer mismatches"
-    return $ok
-}
-
-# equal REF DIR: the issue's equality
-equal() {
-    summary "$1" >ref.sum
-    summary "$2" >got.sum
-    if ! cmp -s ref.sum got.sum; then
-        bad "$2 differs from $1: $(diff ref.sum got.sum | head -6 | tr '\n' ' ')"
-    fi
-    local dis
-    dis=$(awk '$1 == "instr" { s += $4 } END { print s + 0 }' got.sum)
-    [ "$dis" -ge 100000 ] || bad "$2: only $dis disagreements, the positive control needs >= 1e5"
-    local unbucketed
-    unbucketed=$(awk '$1 == "instr" { m[$2] += $4 } $1 == "bucket" { m[$2] -= $4 }
-        END { for (i in m) if (m[i] != 0) print i, m[i] }' got.sum)
-    [ -z "$unbucketed" ] || bad "$2: bucket counts do not add up to the disagreements: $unbucketed"
-    findings_ok "$2"
-}
+# equal REF DIR: the issue's equality (lib.sh), the findings replayed on model:ampere
+equal() { campaign_equal "$1" "$2" 100000 --device model:ampere; }
 
 reference() {
     init ref

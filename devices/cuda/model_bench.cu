@@ -178,15 +178,6 @@ __global__ void __launch_bounds__(128) eval_fma_kernel(const __grid_constant__ m
     D[idx] = mfd::mf_fma_chain_fixed(mfd::MF_FMT_F64, a, b, __ldg((const unsigned long long *)C + idx), row.k);
 }
 
-/* The product table of fp8 formats fa, fb (as_f16: F16-emu's decoding):
- * the model's mf_prod_pack of every pair of input bytes, index a | b << 8
- * (the GPU check's vtab_kernel). */
-__global__ void tab_kernel(int fa, int fb, int as_f16, unsigned short *t)
-{
-    for (unsigned x = blockIdx.x * blockDim.x + threadIdx.x; x < 65536u; x += gridDim.x * blockDim.x)
-        t[x] = (unsigned short)mfd::mf_prod_pack((mfd::mf_format)fa, (mfd::mf_format)fb, as_f16, x & 0xFF, x >> 8);
-}
-
 /* 1 in *ok when row takes a fixed-shape entry (the model's own conditions:
  * mf_eval would reach the same entry), with *per its kept positions a group
  * when sparse. */
@@ -210,7 +201,7 @@ __global__ void fixed_ok_kernel(const __grid_constant__ mfd::mf_instr row, int *
 
 /* The shapes with an instance: (family, E, K, L, sparse, PER, TAB), those
  * of the table's T-FDPA and F16-emu rows; TAB: the fp8 pairs read their
- * products from the product table (tab_kernel), as the GPU check does.  A
+ * products from the product table (mfd_prod_table_kernel), as the GPU check does.  A
  * row of another shape is timed on mf_eval alone, and says so. */
 #define FIXED_SHAPES(X)                                                                                      \
     X(FX_F16EMU, 1, 16, 16, 0, 0, 1) X(FX_F16EMU, 1, 32, 16, 0, 0, 1) X(FX_F16EMU, 1, 32, 16, 1, 2, 1)       \
@@ -334,7 +325,7 @@ static const unsigned short *prod_table(mf_format fa, mf_format fb, int as_f16)
     unsigned short *&t = prod_tab[fa][fb][as_f16];
     if (!t) {
         CK(cudaMalloc(&t, 65536 * sizeof *t));
-        tab_kernel<<<64, 256>>>(fa, fb, as_f16, t);
+        mfd_prod_table_kernel<<<64, 256>>>(fa, fb, as_f16, t);
         CK(cudaGetLastError());
         CK(cudaDeviceSynchronize());
     }
@@ -358,8 +349,7 @@ static fixed_fn fixed_for(const dev_row &r, const ::mf_instr *in, const unsigned
     if (in->family == MF_FMA_CHAIN)
         return eval_fma_kernel;
     const int fam = in->family == MF_F16_EMU ? FX_F16EMU : FX_TFDPA, l = in->L < k ? in->L : k;
-    /* the pairs whose products the model packs (mf_prod_packs, device code): fp8 */
-    const int packs = (in->fa == MF_FMT_E4M3 || in->fa == MF_FMT_E5M2) && (in->fb == MF_FMT_E4M3 || in->fb == MF_FMT_E5M2);
+    const int packs = mfd_prod_packs(in->fa, in->fb);   /* fp8: the model packs their products */
     for (int want = packs; want >= 0; want--)   /* an fp8 pair: the instance with the table, else without */
         for (const FixedShape &f : fixed_shapes)
             if (f.fam == fam && f.e == e && f.k == k && f.l == l && f.sp == (in->sparse ? 1 : 0) &&

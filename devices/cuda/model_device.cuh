@@ -84,9 +84,31 @@ namespace mfd {
 #include "../../gen/gen_mutate.c"
 } /* namespace mfd */
 
+/* mfd::mf_prod_packs (the format pairs whose products the model packs: fp8)
+ * as a constant expression, for template arguments and host code (the
+ * product table's users: devices/cuda/verify.cu, model_bench.cu).
+ * tests/model/test_device_model.cpp holds it against mfd::mf_prod_packs on
+ * every pair of formats. */
+#if defined(__CUDACC__)
+__host__ __device__
+#endif
+constexpr bool mfd_prod_packs(int fa, int fb)
+{
+    return (fa == mfd::MF_FMT_E4M3 || fa == mfd::MF_FMT_E5M2) && (fb == mfd::MF_FMT_E4M3 || fb == mfd::MF_FMT_E5M2);
+}
+
 #if defined(__CUDACC__)
 /* One thread fills the generators' device tables (mfd::rv_init_tables). */
 __global__ void mfd_init_tables_kernel(void) { mfd::rv_init_tables(); }
+
+/* The product table of fp8 formats fa, fb (mfd_prod_packs) into t: the
+ * model's mf_prod_pack of every pair of input bytes, index a | b << 8, 65536
+ * entries (as_f16: F16-emu's decoding).  Any grid. */
+__global__ void mfd_prod_table_kernel(int fa, int fb, int as_f16, unsigned short *t)
+{
+    for (unsigned x = blockIdx.x * blockDim.x + threadIdx.x; x < 65536u; x += gridDim.x * blockDim.x)
+        t[x] = (unsigned short)mfd::mf_prod_pack((mfd::mf_format)fa, (mfd::mf_format)fb, as_f16, x & 0xFF, x >> 8);
+}
 
 /* The per-thread stack (cudaLimitStackSize) that mf_eval's general path needs
  * in device code.  mf_eval reaches the chunk functions through pointers and a

@@ -22,7 +22,7 @@
  *      vfixed_kernel, for the shapes of its table, calls the model's
  *      fixed-shape entry with the formats and lengths as constants and the
  *      operands in registers (fp8 products looked up in a table of the
- *      model's packed products, vtab_kernel); vcheck_kernel (mf_eval on an
+ *      model's packed products, mfd_prod_table_kernel); vcheck_kernel (mf_eval on an
  *      mf_case) checks every other row.
  * Two streams alternate chunks, so that one chunk's kernels fill the GPU
  * while the other's finish.  A GPU takes the call's chunks in turn with the
@@ -87,7 +87,7 @@ struct VParams {
     mf_verify_hit *hits;
     unsigned long long *count;
     unsigned long long cap;
-    const unsigned short *tab;   /* the fp8 fixed-shape checks' product table (vtab_kernel), else NULL */
+    const unsigned short *tab;   /* the fp8 fixed-shape checks' product table (mfd_prod_table_kernel), else NULL */
 };
 
 /* The campaign tile number of the chunk's tile t. */
@@ -480,37 +480,26 @@ __host__ __device__ constexpr int vfixed_minb(bool tab)
 
 /* The product table of the fp8 shapes (the model's mf_prod_pack): an entry
  * per pair of input bytes, index a | b << 8, 16 bits each, one copy a GPU
- * and pair of formats in global memory (vtab_kernel), read through L1.  One
+ * and pair of formats in global memory (mfd_prod_table_kernel), read through L1.  One
  * lookup replaces decoding both inputs of a product for every output that
  * reads them.  Measured (H100, ncu, a chunk of 2^25 cases of
  * mma.m16n8k32.f32.e4m3.e4m3.f32): the check took 4,351 us decoding, 3,349
  * with this table, 3,660 with a copy in each block's shared memory (128 KiB:
  * one block of 512 threads a multiprocessor), which also made the fp8 rows
  * 3% slower overall than this one. */
-constexpr int kTabEntries = 65536, kTabBytes = kTabEntries * 2;
+constexpr int kTabBytes = 65536 * 2;   /* mfd_prod_table_kernel's entries, 16 bits each */
 
-/* The shapes that read it: the format pairs the model packs (mf_prod_packs,
- * a C function, so restated here as a constant expression for the template). */
-__host__ __device__ constexpr bool vtab(int fa, int fb)
-{
-    return (fa == mfd::MF_FMT_E4M3 || fa == mfd::MF_FMT_E5M2) && (fb == mfd::MF_FMT_E4M3 || fb == mfd::MF_FMT_E5M2);
-}
-
-/* The product table of fp8 formats fa, fb (as_f16: F16-emu's decoding) into t. */
-__global__ void vtab_kernel(int fa, int fb, int as_f16, unsigned short *t)
-{
-    for (unsigned x = blockIdx.x * blockDim.x + threadIdx.x; x < (unsigned)kTabEntries; x += gridDim.x * blockDim.x)
-        t[x] = (unsigned short)mfd::mf_prod_pack((mfd::mf_format)fa, (mfd::mf_format)fb, as_f16, x & 0xFF, x >> 8);
-}
+/* The shapes that read it: the format pairs the model packs (mfd_prod_packs,
+ * model_device.cuh); the table is filled by mfd_prod_table_kernel. */
 
 template <int FAM, int FA, int FB, int K, int L>
-__global__ void __launch_bounds__(256, vfixed_minb(vtab(FA, FB))) vfixed_kernel(const __grid_constant__ VParams p)
+__global__ void __launch_bounds__(256, vfixed_minb(mfd_prod_packs(FA, FB))) vfixed_kernel(const __grid_constant__ VParams p)
 {
     /* compiled for sm_90 only, where it was measured: each shape costs a minute of ptxas per target, and the
      * host launches it only on a GPU of compute capability 9.0 (vfixed_for) */
 #if !defined(__CUDA_ARCH__) || __CUDA_ARCH__ == 900
     constexpr int EA = vbytes(FA), EB = vbytes(FB);
-    constexpr bool TAB = vtab(FA, FB);
+    constexpr bool TAB = mfd_prod_packs(FA, FB);
     const mfd::mf_instr *md = &p.model;
     const unsigned mn = (unsigned)p.m * (unsigned)p.n, total = (unsigned)p.ntiles * mn;
     const unsigned step = gridDim.x * blockDim.x;
@@ -588,7 +577,7 @@ struct VFixedShape {
 
 #define VFIXED_ENTRY(FAM, A, B, K, L)                                                                             \
     {FAM, mfd::MF_FMT_##A, mfd::MF_FMT_##B, K, L, vfixed_kernel<FAM, mfd::MF_FMT_##A, mfd::MF_FMT_##B, K, L>,       \
-     vtab(mfd::MF_FMT_##A, mfd::MF_FMT_##B)},
+     mfd_prod_packs(mfd::MF_FMT_##A, mfd::MF_FMT_##B)},
 const VFixedShape vfixed_shapes[] = {VFIXED_SHAPES(VFIXED_ENTRY)};
 
 /* The fixed-shape check of (instruction, model row) on a GPU of compute
@@ -978,7 +967,7 @@ cudaError_t vgpu_run(Vgpu *v, VgpuShared *sh, const VgpuKernel *kern, const char
         unsigned short **t = &v->d_tab[rq->model->fa == MF_FMT_E5M2][rq->model->fb == MF_FMT_E5M2][as_f16];
         if (!*t) {
             VCK(cudaMalloc((void **)t, kTabBytes));
-            vtab_kernel<<<64, 256>>>((int)rq->model->fa, (int)rq->model->fb, as_f16, *t);
+            mfd_prod_table_kernel<<<64, 256>>>((int)rq->model->fa, (int)rq->model->fb, as_f16, *t);
             VCK(cudaGetLastError());
             VCK(cudaDeviceSynchronize());
         }

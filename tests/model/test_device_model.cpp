@@ -160,6 +160,14 @@ static void check_prod_table(void)
                                  mf_format_get(fa)->name, mf_format_get(fb)->name, as_f16 ? " (as f16)" : "", x, y, w,
                                  psig, pexp, pneg, pspecial, sig, va.exp + vb.exp, va.sign ^ vb.sign, special);
                     }
+    /* the CUDA files' constant-expression copy of the predicate, on every pair of formats */
+    static_assert(mfd_prod_packs(mfd::MF_FMT_E5M2, mfd::MF_FMT_E4M3) && !mfd_prod_packs(mfd::MF_FMT_F16, mfd::MF_FMT_E4M3),
+                  "mfd_prod_packs is a constant expression");
+    for (int fa = 0; fa < MF_FMT_COUNT; fa++)
+        for (int fb = 0; fb < MF_FMT_COUNT; fb++)
+            if (mfd_prod_packs(fa, fb) != (mfd::mf_prod_packs((mfd::mf_format)fa, (mfd::mf_format)fb) != 0))
+                FAIL("mfd_prod_packs(%s, %s) differs from mf_prod_packs", mf_format_get((mf_format)fa)->name,
+                     mf_format_get((mf_format)fb)->name);
     printf("product table: %ld entries (fp8 format pairs, both decodings)\n", n);
 }
 

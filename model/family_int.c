@@ -42,6 +42,7 @@ MF_HD uint64_t mf_eval_int_dot(const mf_instr *in, const mf_case *cs, const mf_t
 
 MF_HD uint64_t mf_int_dot_finish(const mf_instr *in, int64_t dot, uint64_t cbits, const mf_trace *tr)
 {
+    (void)tr;   /* MF_TRACE compiles to nothing in device code */
     const int flags = in->x;
     int64_t c = in->no_c ? 0 : mf_int_value(in->fc, cbits);
     int64_t sum = dot + c;

@@ -73,30 +73,20 @@ MF_HD static inline __attribute__((always_inline)) int dec_in(mf_format f, uint6
     return dec_in_p(in_fmt_of(f), x, sig, exp, sign);
 }
 
-MF_HD static inline __attribute__((always_inline)) int frac_bits_of(mf_format f)
-{
-    switch (f) {
-    case MF_FMT_TF32: case MF_FMT_F16: return 10;
-    case MF_FMT_BF16: return 7;
-    case MF_FMT_E4M3: case MF_FMT_E2M3: return 3;
-    case MF_FMT_E5M2: case MF_FMT_E3M2: return 2;
-    default: return 1;  /* e2m1 */
-    }
-}
-
 /* Class of an input value (MF_CLS_*) for the special-value step; sign in *sign. */
 MF_HD static inline __attribute__((always_inline)) int cls_in(mf_format f, uint64_t x, uint32_t *sign)
 {
     uint32_t sig, g;
     int exp;
-    int special = dec_in(f, x, &sig, &exp, &g);
+    const in_fmt p = in_fmt_of(f);
+    int special = dec_in_p(p, x, &sig, &exp, &g);
     *sign = g;
     if (!special)
         return sig ? MF_CLS_FINITE : MF_CLS_ZERO;
     if (f == MF_FMT_E4M3)
         return MF_CLS_NAN;
     /* IEEE-style: the fraction bits tell NaN from Inf (hidden bit masked) */
-    return (sig & ((1u << frac_bits_of(f)) - 1)) ? MF_CLS_NAN : MF_CLS_INF;
+    return (sig & ((1u << p.fbits) - 1)) ? MF_CLS_NAN : MF_CLS_INF;
 }
 
 /* The special-value flags of one product: bit 0 NaN (a NaN input, or Inf

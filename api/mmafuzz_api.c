@@ -127,6 +127,58 @@ int mfa_eval_tiles(const mf_instr *in, size_t ntiles, const void *A, const void 
     return run_batch(in, 1, ntiles, (size_t)in->m * in->n, A, B, C, SA, SB, D, threads);
 }
 
+/* ------------------------------------------------------- kernel calls */
+
+typedef struct kernel_job {
+    const mf_kernel *kr;
+    size_t K, nc, lo, hi;  /* outputs [lo, hi) of nr x nc, row-major */
+    const void *A, *Bt;
+    void *D;
+} kernel_job;
+
+static void *kernel_thread(void *arg)
+{
+    const kernel_job *j = arg;
+    const mf_instr *in = j->kr->in;
+    const size_t ea = mf_tile_elem_bytes(in->fa), eb = mf_tile_elem_bytes(in->fb),
+                 ed = mf_tile_elem_bytes(j->kr->out);
+    for (size_t o = j->lo; o < j->hi; o++) {
+        const size_t i = o / j->nc, c = o % j->nc;
+        mf_elem_set(ed, j->D, o,
+                    mf_kernel_dot(j->kr, j->K, (const char *)j->A + i * j->K * ea, (const char *)j->Bt + c * j->K * eb));
+    }
+    return NULL;
+}
+
+int mfa_kernel_eval(const mf_kernel *kr, size_t K, size_t nr, size_t nc, const void *A, const void *Bt, void *D,
+                    int threads)
+{
+    const size_t count = nr * nc;
+    if (threads <= 0)
+        threads = mfa_cpu_count();
+    if (threads > MFA_MAX_THREADS)
+        threads = MFA_MAX_THREADS;
+    if ((size_t)threads > count)
+        threads = count ? (int)count : 1;
+    kernel_job jobs[MFA_MAX_THREADS];
+    pthread_t tid[MFA_MAX_THREADS];
+    int started = 0;
+    for (int t = 0; t < threads; t++)
+        jobs[t] = (kernel_job){kr, K, nc, count * (size_t)t / (size_t)threads,
+                               count * (size_t)(t + 1) / (size_t)threads, A, Bt, D};
+    for (int t = 1; t < threads; t++) {
+        if (pthread_create(&tid[t], NULL, kernel_thread, &jobs[t]) != 0)
+            break;
+        started = t;
+    }
+    kernel_thread(&jobs[0]);
+    for (int t = 1; t <= started; t++)
+        pthread_join(tid[t], NULL);
+    for (int t = started + 1; t < threads; t++)   /* shares whose thread did not start */
+        kernel_thread(&jobs[t]);
+    return 0;
+}
+
 /* --------------------------------------------------------- .vec lines */
 
 int mfa_vec_line(const char *line, const mf_instr **cur, mf_vec_case *out, char *err, size_t errlen)

@@ -10,6 +10,7 @@
 #ifndef MMAFUZZ_API_H
 #define MMAFUZZ_API_H
 
+#include "mmafuzz_kernel.h"
 #include "mmafuzz_model.h"
 #include "vecfile.h"
 
@@ -37,6 +38,14 @@ int mfa_eval_cases(const mf_instr *in, size_t n, const void *A, const void *B, c
  * @return 0 or -1 as mfa_eval_cases. */
 int mfa_eval_tiles(const mf_instr *in, size_t ntiles, const void *A, const void *B, const void *C, const void *SA,
                    const void *SB, void *D, int threads);
+
+/* Evaluate nr x nc outputs of a GEMM call under kernel model *kr
+ * (mmafuzz_kernel.h): output (i, j) from row i of A (nr x K, row-major) and
+ * row j of Bt (nc x K: B's column j), into D (nr x nc, row-major, elements
+ * of mf_tile_elem_bytes(kr->out) bytes).  Split over `threads` threads as
+ * above.  @return 0 or -1 as mfa_eval_cases. */
+int mfa_kernel_eval(const mf_kernel *kr, size_t K, size_t nr, size_t nc, const void *A, const void *Bt, void *D,
+                    int threads);
 
 /* Kinds of `.vec` line (shared/VECTORS.md). */
 enum {

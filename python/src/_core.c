@@ -492,6 +492,70 @@ static PyObject *py_parse_vec(PyObject *self, PyObject *args)
     return res;
 }
 
+/* ------------------------------------------------------- kernel calls */
+
+/* The kernel model of `text`, or NULL with ValueError set. */
+static int kernel_arg(const char *text, mf_kernel *kr)
+{
+    char err[256];
+    if (mf_kernel_parse(text, kr, err, sizeof err)) {
+        PyErr_Format(PyExc_ValueError, "kernel model: %s", err);
+        return -1;
+    }
+    return 0;
+}
+
+/* kernel_parse(text) -> the model's text in the canonical form. */
+static PyObject *py_kernel_parse(PyObject *self, PyObject *args)
+{
+    (void)self;
+    const char *text;
+    if (!PyArg_ParseTuple(args, "s", &text))
+        return NULL;
+    mf_kernel kr;
+    if (kernel_arg(text, &kr))
+        return NULL;
+    char buf[1024];
+    mf_kernel_format(&kr, buf, sizeof buf);
+    return PyUnicode_FromString(buf);
+}
+
+/* kernel_eval(text, K, nr, nc, A, Bt, D, threads): D (nr x nc) from rows of
+ * A (nr x K) and of Bt (nc x K) under the kernel model `text`. */
+static PyObject *py_kernel_eval(PyObject *self, PyObject *args)
+{
+    (void)self;
+    const char *text;
+    Py_ssize_t K, nr, nc;
+    PyObject *oa, *ob, *od;
+    int threads;
+    if (!PyArg_ParseTuple(args, "snnnOOOi", &text, &K, &nr, &nc, &oa, &ob, &od, &threads))
+        return NULL;
+    mf_kernel kr;
+    if (kernel_arg(text, &kr))
+        return NULL;
+    if (K < 0 || nr < 0 || nc < 0)
+        return PyErr_Format(PyExc_ValueError, "negative size");
+    Py_buffer a, b, d;
+    memset(&b, 0, sizeof b);
+    memset(&d, 0, sizeof d);
+    PyObject *res = NULL;
+    if (get_buf(oa, &a, (size_t)nr * K * mf_tile_elem_bytes(kr.in->fa), 0, "A") ||
+        get_buf(ob, &b, (size_t)nc * K * mf_tile_elem_bytes(kr.in->fb), 0, "Bt") ||
+        get_buf(od, &d, (size_t)nr * nc * mf_tile_elem_bytes(kr.out), 1, "D"))
+        goto out;
+    Py_BEGIN_ALLOW_THREADS
+    mfa_kernel_eval(&kr, (size_t)K, (size_t)nr, (size_t)nc, a.buf, b.buf, d.buf, threads);
+    Py_END_ALLOW_THREADS
+    res = Py_None;
+    Py_INCREF(res);
+out:
+    rel(&a);
+    rel(&b);
+    rel(&d);
+    return res;
+}
+
 /* -------------------------------------------------------------- module */
 
 static PyMethodDef methods[] = {
@@ -508,6 +572,9 @@ static PyMethodDef methods[] = {
     {"parse_line", py_parse_line, METH_VARARGS, "parse_line(row, line) -> (c, a, b, sa, sb, d or None)."},
     {"eval_line", py_eval_line, METH_VARARGS, "eval_line(row, line, trace=False) -> d or (d, trace lines)."},
     {"parse_vec", py_parse_vec, METH_VARARGS, "parse_vec(text, name, skip_unknown=False) -> (per-instruction arrays of the cases, [(instr, skipped)])."},
+    {"kernel_parse", py_kernel_parse, METH_VARARGS, "kernel_parse(text) -> the kernel model's canonical text."},
+    {"kernel_eval", py_kernel_eval, METH_VARARGS,
+     "kernel_eval(text, K, nr, nc, A, Bt, D, threads): outputs of a GEMM call under a kernel model."},
     {NULL, NULL, 0, NULL},
 };
 

@@ -1,0 +1,117 @@
+/*
+ * kernel.c - the kernel model's arithmetic (mmafuzz_kernel.h): one output of a
+ * GEMM call as the main loop's instruction chained over K, split-K slices and
+ * their binary32 reduction, promotion, and the epilogue's conversion.
+ */
+#include "mmafuzz_kernel.h"
+
+#include "internal.h"
+
+#include <string.h>
+
+enum { MF_KSPLIT_MAX = 256 }; /* most slices a kernel model may have (mf_kernel_check) */
+
+MF_HD void mf_kernel_slice(const mf_kernel *kr, uint32_t iters, uint32_t s, uint32_t *first, uint32_t *end)
+{
+    const uint32_t S = kr->split ? kr->split : 1;
+    uint32_t f, e;
+    if (kr->split_rule == MF_KSPLIT_BALANCED) {
+        const uint32_t q = iters / S, r = iters % S;
+        f = s * q + (s < r ? s : r);
+        e = f + q + (s < r);
+    } else {
+        const uint32_t per = (iters + S - 1) / S;
+        f = s * per;
+        e = f + per;
+    }
+    *first = f < iters ? f : iters;
+    *end = e < iters ? e : iters;
+}
+
+/* binary32 bits x converted to format `out` (F32, F16, BF16): round to
+ * nearest even, overflow to Inf, NaN to the format's canonical NaN. */
+MF_HD static uint64_t f32_to(mf_format out, uint32_t x)
+{
+    if (out == MF_FMT_F32)
+        return x;
+    const int fbits = out == MF_FMT_F16 ? 10 : 7, ebits = out == MF_FMT_F16 ? 5 : 8;
+    const mf_value v = mf_decode(MF_FMT_F32, x);
+    const uint64_t sgn = (uint64_t)v.sign << (ebits + fbits);
+    if (v.cls == MF_CLS_NAN)
+        return out == MF_FMT_F16 ? mf_canonical_nan(MF_FMT_F16) : 0x7FFFu;
+    if (v.cls == MF_CLS_INF)
+        return sgn | ((uint64_t)((1u << ebits) - 1) << fbits);
+    if (v.cls == MF_CLS_ZERO)
+        return sgn;
+    return mf_round64(v.sign, v.sig, v.exp - 23, fbits, fbits, ebits, MF_RM_RNE);
+}
+
+MF_HD uint64_t mf_kernel_dot(const mf_kernel *kr, size_t K, const void *a, const void *b)
+{
+    const mf_instr *in = kr->in;
+    const size_t ea = mf_tile_elem_bytes(in->fa), eb = mf_tile_elem_bytes(in->fb);
+    const size_t ik = in->k, bk = kr->bk ? kr->bk : ik;
+    const uint32_t iters = (uint32_t)((K + bk - 1) / bk);
+    const uint32_t S = kr->split ? kr->split : 1;
+    const size_t kpad = (K + ik - 1) / ik * ik;
+    uint32_t part[MF_KSPLIT_MAX];
+    mf_case cs;
+    memset(&cs, 0, sizeof cs);
+    for (uint32_t s = 0; s < S && s < MF_KSPLIT_MAX; s++) {
+        uint32_t f, e;
+        mf_kernel_slice(kr, iters, s, &f, &e);
+        size_t k0 = (size_t)f * bk, k1 = (size_t)e * bk;
+        if (k1 > kpad)
+            k1 = kpad;
+        uint32_t acc = 0, main_acc = 0, n = 0;
+        for (; k0 < k1; k0 += ik) {
+            cs.c = acc;
+            for (size_t q = 0; q < ik; q++) {
+                const size_t idx = k0 + q;
+                cs.a[q] = idx < K ? mf_elem_get(ea, a, idx) : 0;
+                cs.b[q] = idx < K ? mf_elem_get(eb, b, idx) : 0;
+            }
+            acc = (uint32_t)mf_eval(in, &cs);
+            if (kr->promote && ++n == kr->promote) {
+                main_acc = (uint32_t)mf_f32_add(main_acc, acc);
+                acc = 0;
+                n = 0;
+            }
+        }
+        if (kr->promote)
+            part[s] = n ? (uint32_t)mf_f32_add(main_acc, acc) : main_acc;
+        else
+            part[s] = acc;
+    }
+    uint32_t sum = part[0];
+    if (kr->reduce == MF_KRED_TREE) {
+        for (uint32_t w = 1; w < S; w *= 2)
+            for (uint32_t s = 0; s + w < S; s += 2 * w)
+                part[s] = (uint32_t)mf_f32_add(part[s], part[s + w]);
+        sum = part[0];
+    } else {
+        for (uint32_t s = 1; s < S; s++)
+            sum = (uint32_t)mf_f32_add(sum, part[s]);
+    }
+    return f32_to(kr->out, sum);
+}
+
+const char *mf_kernel_check(const mf_kernel *kr)
+{
+    const mf_instr *in = kr->in;
+    if (!in)
+        return "no instruction (key 'instr')";
+    if (in->fc != MF_FMT_F32 || in->fd != MF_FMT_F32)
+        return "the instruction's C and D must be f32 (the kernel model accumulates in binary32)";
+    if (in->n_scales || in->sparse || mf_format_is_int(in->fa))
+        return "block-scaled, sparse and integer rows are not kernel instructions yet";
+    if (kr->bk == 0 || kr->bk % in->k)
+        return "bk must be a positive multiple of the instruction's K";
+    if (kr->split == 0 || kr->split > MF_KSPLIT_MAX)
+        return "split must be 1 to 256";
+    if (kr->split_rule >= MF_KSPLIT_COUNT || kr->reduce >= MF_KRED_COUNT)
+        return "unknown split rule or reduction";
+    if (kr->out != MF_FMT_F32 && kr->out != MF_FMT_F16 && kr->out != MF_FMT_BF16)
+        return "out must be f32, f16 or bf16";
+    return NULL;
+}

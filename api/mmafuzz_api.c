@@ -142,10 +142,16 @@ static void *kernel_thread(void *arg)
     const mf_instr *in = j->kr->in;
     const size_t ea = mf_tile_elem_bytes(in->fa), eb = mf_tile_elem_bytes(in->fb),
                  ed = mf_tile_elem_bytes(j->kr->out);
-    for (size_t o = j->lo; o < j->hi; o++) {
-        const size_t i = o / j->nc, c = o % j->nc;
-        mf_elem_set(ed, j->D, o,
-                    mf_kernel_dot(j->kr, j->K, (const char *)j->A + i * j->K * ea, (const char *)j->Bt + c * j->K * eb));
+    enum { BATCH = 256 };
+    const void *ra[BATCH], *rb[BATCH];
+    for (size_t o0 = j->lo; o0 < j->hi; o0 += BATCH) {
+        const size_t nb = j->hi - o0 < BATCH ? j->hi - o0 : BATCH;
+        for (size_t o = 0; o < nb; o++) {
+            const size_t i = (o0 + o) / j->nc, c = (o0 + o) % j->nc;
+            ra[o] = (const char *)j->A + i * j->K * ea;
+            rb[o] = (const char *)j->Bt + c * j->K * eb;
+        }
+        mf_kernel_eval_rows(j->kr, j->K, nb, ra, rb, (char *)j->D + o0 * ed);
     }
     return NULL;
 }

@@ -115,3 +115,68 @@ const char *mf_kernel_check(const mf_kernel *kr)
         return "out must be f32, f16 or bf16";
     return NULL;
 }
+
+#ifndef MF_DEVICE_BUILD
+enum { MF_KBLOCK = 64 }; /* outputs evaluated together: one mf_eval_cases batch a step */
+
+void mf_kernel_eval_rows(const mf_kernel *kr, size_t K, size_t n, const void *const *a, const void *const *b,
+                         void *D)
+{
+    const mf_instr *in = kr->in;
+    const size_t ea = mf_tile_elem_bytes(in->fa), eb = mf_tile_elem_bytes(in->fb), ed = mf_tile_elem_bytes(kr->out);
+    const size_t ik = in->k, bk = kr->bk ? kr->bk : ik;
+    const uint32_t iters = (uint32_t)((K + bk - 1) / bk);
+    const uint32_t S = kr->split ? kr->split : 1;
+    const size_t kpad = (K + ik - 1) / ik * ik;
+    uint8_t sa[MF_KBLOCK * MF_KMAX * 8], sb[MF_KBLOCK * MF_KMAX * 8];
+    uint32_t acc[MF_KBLOCK], nxt[MF_KBLOCK], main_acc[MF_KBLOCK], sum[MF_KBLOCK];
+    for (size_t o0 = 0; o0 < n; o0 += MF_KBLOCK) {
+        const size_t nb = n - o0 < MF_KBLOCK ? n - o0 : MF_KBLOCK;
+        /* the slices' partials, reduced as they come (serial) or kept (tree) */
+        static _Thread_local uint32_t parts[MF_KSPLIT_MAX][MF_KBLOCK];
+        for (uint32_t s = 0; s < S && s < MF_KSPLIT_MAX; s++) {
+            uint32_t f, e, cnt = 0;
+            mf_kernel_slice(kr, iters, s, &f, &e);
+            size_t k0 = (size_t)f * bk, k1 = (size_t)e * bk;
+            if (k1 > kpad)
+                k1 = kpad;
+            memset(acc, 0, sizeof acc);
+            memset(main_acc, 0, sizeof main_acc);
+            for (; k0 < k1; k0 += ik) {
+                for (size_t o = 0; o < nb; o++)
+                    for (size_t q = 0; q < ik; q++) {
+                        const size_t idx = k0 + q;
+                        mf_elem_set(ea, sa, o * ik + q, idx < K ? mf_elem_get(ea, a[o0 + o], idx) : 0);
+                        mf_elem_set(eb, sb, o * ik + q, idx < K ? mf_elem_get(eb, b[o0 + o], idx) : 0);
+                    }
+                mf_eval_cases(in, nb, sa, sb, acc, NULL, NULL, nxt);
+                memcpy(acc, nxt, nb * sizeof *acc);
+                if (kr->promote && ++cnt == kr->promote) {
+                    for (size_t o = 0; o < nb; o++)
+                        main_acc[o] = (uint32_t)mf_f32_add(main_acc[o], acc[o]);
+                    memset(acc, 0, sizeof acc);
+                    cnt = 0;
+                }
+            }
+            for (size_t o = 0; o < nb; o++)
+                parts[s][o] = !kr->promote ? acc[o] : cnt ? (uint32_t)mf_f32_add(main_acc[o], acc[o]) : main_acc[o];
+        }
+        for (size_t o = 0; o < nb; o++) {
+            if (kr->reduce == MF_KRED_TREE) {
+                uint32_t p[MF_KSPLIT_MAX];
+                for (uint32_t s = 0; s < S; s++)
+                    p[s] = parts[s][o];
+                for (uint32_t w = 1; w < S; w *= 2)
+                    for (uint32_t s = 0; s + w < S; s += 2 * w)
+                        p[s] = (uint32_t)mf_f32_add(p[s], p[s + w]);
+                sum[o] = p[0];
+            } else {
+                sum[o] = parts[0][o];
+                for (uint32_t s = 1; s < S; s++)
+                    sum[o] = (uint32_t)mf_f32_add(sum[o], parts[s][o]);
+            }
+            mf_elem_set(ed, D, o0 + o, f32_to(kr->out, sum[o]));
+        }
+    }
+}
+#endif

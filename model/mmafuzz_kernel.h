@@ -60,6 +60,13 @@ MF_HD void mf_kernel_slice(const mf_kernel *kr, uint32_t iters, uint32_t s, uint
  * formats).  @return the output's bit pattern. */
 MF_HD uint64_t mf_kernel_dot(const mf_kernel *kr, size_t K, const void *a, const void *b);
 
+/* n outputs at once (host only): output o from a[o] and b[o] (rows of A and
+ * columns of B, K elements each), written to D[o]; each exactly what
+ * mf_kernel_dot gives it, the instruction steps batched through
+ * mf_eval_cases. */
+void mf_kernel_eval_rows(const mf_kernel *kr, size_t K, size_t n, const void *const *a, const void *const *b,
+                         void *D);
+
 /* @return NULL when *kr is one the model evaluates, else what is wrong. */
 const char *mf_kernel_check(const mf_kernel *kr);
 

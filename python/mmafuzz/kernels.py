@@ -66,27 +66,30 @@ def evaluate(model: str, A: np.ndarray, Bt: np.ndarray, rows: Optional[Sequence[
     return D
 
 
-def recording_operands(header: Dict[str, Any], arrays: Dict[str, np.ndarray]) -> Tuple[np.ndarray, np.ndarray]:
-    """A (M x K) and Bt (N x K) of a recording."""
-    A, B = _rec.operands(header, arrays)
+def recording_operands(header: Dict[str, Any], arrays: Dict[str, np.ndarray], rows: Any = None,
+                       cols: Any = None) -> Tuple[np.ndarray, np.ndarray]:
+    """A (rows of M x K) and Bt (columns of B as rows: N x K) of a recording."""
+    A, B = _rec.operands(header, arrays, rows, cols)
     return A, np.ascontiguousarray(B.T)
 
 
 def check_recording(path_or_rec: Any, model: str, threads: int = 0, limit: Optional[int] = None) -> Dict[str, Any]:
     """Compare a recording's outputs with ``model``'s: a dict with ``outputs``,
-    ``equal`` and the first differing (row, col, got, expected)."""
+    ``equal`` and the first differing (row, col, got, expected).  ``limit``:
+    check only about that many outputs (evenly spaced rows, every column)."""
     h, arr = _rec.load(path_or_rec) if isinstance(path_or_rec, str) else path_or_rec
-    if "_A" not in arr:   # the generated operands, once per recording
-        arr["_A"], arr["_Bt"] = recording_operands(h, arr)
-    A, Bt = arr["_A"], arr["_Bt"]
-    rows = arr.get("d_rows", np.arange(h["m"]))
-    cols = arr.get("d_cols", np.arange(h["n"]))
+    rows = np.asarray(arr.get("d_rows", np.arange(h["m"])))
+    cols = np.asarray(arr.get("d_cols", np.arange(h["n"])))
     d = arr["d"]
     if limit is not None and len(rows) * len(cols) > limit:
         take = max(1, limit // len(cols))
-        rows = rows[:: max(1, len(rows) // take)][:take]
-        d = arr["d"][np.searchsorted(arr.get("d_rows", np.arange(h["m"])), rows)]
-    got = evaluate(model, A, Bt, rows, cols, threads)
+        pick = np.arange(0, len(rows), max(1, len(rows) // take))[:take]
+        rows, d = rows[pick], d[pick]
+    key = ("_ops", rows.tobytes(), cols.tobytes())
+    if key not in arr:   # the operands, generated once per recording and selection
+        arr[key] = recording_operands(h, arr, rows, cols)
+    A, Bt = arr[key]
+    got = evaluate(model, A, Bt, None, None, threads)
     eq = got == d.astype(got.dtype)
     bad = np.argwhere(~eq)
     first = None
@@ -151,7 +154,7 @@ def fit(path_or_rec: Any, cands: Optional[List[str]] = None, screen: int = 64, t
     h, arr = rec
     arr = dict(arr)
     rec = (h, arr)
-    cands = cands if cands is not None else candidates(h, promotes=(0, 1, 2, 4, 8) if h["a_format"] in ("e4m3", "e5m2") else (0,))
+    cands = cands if cands is not None else candidates(h, promotes=(0, 1, 2, 4, 8, 16) if h["a_format"] in ("e4m3", "e5m2") else (0,))
     best = (-1, 0, None)
     found: List[str] = []
     tried = 0

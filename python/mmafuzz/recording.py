@@ -48,7 +48,7 @@ def _splitmix64(x: np.ndarray) -> np.ndarray:
         return z ^ (z >> np.uint64(31))
 
 
-def generate(fmt: str, seed: int, rows: int, cols: int, stride: int, transpose: bool = False,
+def generate(fmt: str, seed: int, rows: Any, cols: Any, stride: int, transpose: bool = False,
              exp_lo: int = -4, exp_hi: int = 2) -> np.ndarray:
     """The generator ``mmafuzz.splitmix64`` of the recording format: element
     (r, c) of a rows x cols matrix is drawn from counter ``seed*2^32 + r*stride + c``
@@ -57,10 +57,12 @@ def generate(fmt: str, seed: int, rows: int, cols: int, stride: int, transpose: 
     are).  Each draw gives a random sign, an unbiased exponent uniform in
     [exp_lo, exp_hi] and a random fraction: finite normal values whose
     magnitudes spread over 2^(exp_hi-exp_lo+1), so that a change of summation
-    order shows in the bits.  Returns row-major bit patterns."""
+    order shows in the bits.  ``rows`` and ``cols`` are counts (0..n-1) or
+    arrays of indices (those rows or columns alone).  Returns row-major bit
+    patterns."""
     width, bias, ebits, fbits = _FMT[fmt]
-    r = np.arange(rows, dtype=np.uint64)[:, None]
-    c = np.arange(cols, dtype=np.uint64)[None, :]
+    r = (np.arange(rows) if np.isscalar(rows) else np.asarray(rows)).astype(np.uint64)[:, None]
+    c = (np.arange(cols) if np.isscalar(cols) else np.asarray(cols)).astype(np.uint64)[None, :]
     idx = (c * np.uint64(stride) + r) if transpose else (r * np.uint64(stride) + c)
     z = _splitmix64(idx + np.uint64(seed) * np.uint64(1 << 32))
     span = exp_hi - exp_lo + 1
@@ -130,17 +132,23 @@ def load(path: str) -> Tuple[Dict[str, Any], Dict[str, np.ndarray]]:
     return h, arrays
 
 
-def operands(header: Dict[str, Any], arrays: Dict[str, np.ndarray]) -> Tuple[np.ndarray, np.ndarray]:
-    """A (M x K) and B (K x N) bit patterns of a recording, stored or generated."""
+def operands(header: Dict[str, Any], arrays: Dict[str, np.ndarray], rows: Any = None,
+             cols: Any = None) -> Tuple[np.ndarray, np.ndarray]:
+    """A (M x K) and B (K x N) bit patterns of a recording, stored or
+    generated; with ``rows`` / ``cols`` (index arrays), those rows of A and
+    columns of B alone."""
     M, N, K = header["m"], header["n"], header["k"]
+    rows = M if rows is None else rows
+    cols = N if cols is None else cols
     if "a" in arrays and "b" in arrays:
-        return arrays["a"], arrays["b"]
+        A, B = arrays["a"], arrays["b"]
+        return (A if np.isscalar(rows) else A[np.asarray(rows)]), (B if np.isscalar(cols) else B[:, np.asarray(cols)])
     g = header.get("inputs")
     if not g or g.get("generator") != "mmafuzz.splitmix64":
         raise ValueError("recording has neither stored operands (a, b) nor a known generator")
     lo, hi = g.get("exp_lo", -4), g.get("exp_hi", 2)
-    A = generate(header["a_format"], g["seed_a"], M, K, K, False, lo, hi)
-    Bt = generate(header["b_format"], g["seed_b"], K, N, K, True, lo, hi)
+    A = generate(header["a_format"], g["seed_a"], rows, K, K, False, lo, hi)
+    Bt = generate(header["b_format"], g["seed_b"], K, cols, K, True, lo, hi)
     return A, Bt
 
 

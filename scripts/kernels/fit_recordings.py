@@ -11,6 +11,8 @@ import os
 import sys
 import time
 
+THREADS = int(os.environ.get("MMAFUZZ_THREADS", "0"))  # 0: every CPU
+
 from mmafuzz import kernels as K, recording as R
 
 
@@ -23,7 +25,7 @@ def main():
         kern = ev["kernel"] if ev else ";".join(x[:60] for x in h.get("kernels", []))
         fmts = f"{h['a_format']}->{h['d_format']}"
         try:
-            r = K.fit((h, arr))
+            r = K.fit((h, dict(arr)), threads=THREADS)
             if r["models"]:
                 model, eq, n = r["models"][0], r["best"][0], r["best"][1]
                 if len(r["models"]) > 1:

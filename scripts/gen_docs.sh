@@ -14,7 +14,9 @@
 # BUILD_DIR first on PATH (so `mmafuzz` is the binary under test), under bash
 # with pipefail, so a block may trim its output (`| tail -n 3`).  $DOCS_TMP is a scratch
 # folder, removed afterwards, for commands that write (a short `run` whose
-# buckets `triage` then reads).  Output of a command with `--format markdown`
+# buckets `triage` then reads); the blocks run in page order and share it, so
+# a later block may read what an earlier one wrote.  A block's output must not
+# depend on time or machine (filter timings out, as the README's `fit` block does).  Output of a command with `--format markdown`
 # is pasted as it is; any other output goes into a ```text fence.  A command
 # that fails (its pipeline's status) stops the script with exit 2.
 # Without --check the pages are rewritten in place; with it nothing is

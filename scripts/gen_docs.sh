@@ -52,7 +52,7 @@ regen() {
         if ! out=$(cd "$root" && bash -c "set -eo pipefail; $cmd" 2>"$DOCS_TMP/stderr"); then
           echo "gen_docs: $file: block $n: '$cmd' failed:" >&2; cat "$DOCS_TMP/stderr" >&2; return 2
         fi
-        # shellcheck disable=SC2076
+        # shellcheck disable=SC2076,SC2016
         if [[ " $cmd " =~ " --format markdown " ]]; then printf '%s\n' "$out"
         else printf '```text\n%s\n```\n' "$out"; fi
         ;;

@@ -27,55 +27,72 @@ static const char *status_name(mf_status s)
     }
 }
 
-/* One line describing a table row. */
-static void describe(const mf_instr *in, char *buf, size_t len)
+/* The columns of a table row, as `list` prints them in every format. */
+typedef struct row_cols {
+    char shape[32];
+    char params[96];
+    char scale[48];    /* block scales, or sparsity: "" for a dense unscaled row */
+    char where[96];    /* "cuda sm_90a", "hip gfx942", or why it stays model-only */
+    int on_device;     /* 1: a device wrapper runs it */
+} row_cols;
+
+static void row_columns(const mf_instr *in, row_cols *rc)
 {
-    char params[96] = "";
+    snprintf(rc->shape, sizeof rc->shape, "m%dn%dk%d", in->m, in->n, in->k);
     switch (in->family) {
     case MF_T_FDPA:
     case MF_ST_FDPA:
     case MF_F16_EMU:
-        snprintf(params, sizeof params, "F=%d L=%d e_zero=%d %s", in->F, in->L, in->e_zero, mf_rho_name(in->rho));
+        snprintf(rc->params, sizeof rc->params, "F=%d L=%d e_zero=%d %s", in->F, in->L, in->e_zero, mf_rho_name(in->rho));
         break;
     case MF_GST_FDPA:
-        snprintf(params, sizeof params, "G=%d F=%d e_zero=%d %s", in->x, in->F, in->e_zero, mf_rho_name(in->rho));
+        snprintf(rc->params, sizeof rc->params, "G=%d F=%d e_zero=%d %s", in->x, in->F, in->e_zero, mf_rho_name(in->rho));
         break;
     case MF_TR_FDPA:
     case MF_GTR_FDPA:
-        snprintf(params, sizeof params, "F=%d F2=%d L=%d", in->F, in->x, in->L);
+        snprintf(rc->params, sizeof rc->params, "F=%d F2=%d L=%d", in->F, in->x, in->L);
         break;
     case MF_E_FDPA:
-        snprintf(params, sizeof params, "L=%d", in->L);
+        snprintf(rc->params, sizeof rc->params, "L=%d", in->L);
         break;
     case MF_FTZ_MUL_ADD:
-        snprintf(params, sizeof params, "P=%d", in->x);
+        snprintf(rc->params, sizeof rc->params, "P=%d", in->x);
         break;
     default:
-        snprintf(params, sizeof params, "RNE");
+        snprintf(rc->params, sizeof rc->params, "RNE");
         break;
     }
-    char scale[48] = "";
+    rc->scale[0] = 0;
     if (in->n_scales)
-        snprintf(scale, sizeof scale, " s=%s/%d", mf_format_get(in->fs)->name, in->block);
+        snprintf(rc->scale, sizeof rc->scale, "s=%s/%d", mf_format_get(in->fs)->name, in->block);
     else if (in->sparse)   /* kept products per group, metadata order rule, logical chunk length */
-        snprintf(scale, sizeof scale, " sparse %s%s sp_L=%d", in->sp_group == 2 ? "1:2" : in->sp_group == 8 ? "4:8 pairs" : "2:4",
+        snprintf(rc->scale, sizeof rc->scale, "sparse %s%s sp_L=%d", in->sp_group == 2 ? "1:2" : in->sp_group == 8 ? "4:8 pairs" : "2:4",
                  in->sparse == MF_SP_ORDERED ? " ordered" : "", in->sp_L);
     /* where it can run: a device target, or why it stays model-only */
-    char where[96];
     const char *why = NULL;
     const char *target = mf_device_target(in, &why);
     mf_device_form form;
     mf_device_form_of(in, &form);
+    rc->on_device = 0;
     if (!target)
-        snprintf(where, sizeof where, "%s", why);
+        snprintf(rc->where, sizeof rc->where, "%s", why);
     else if (!form.form)
-        snprintf(where, sizeof where, "model-only: %s", form.why);
-    else
-        snprintf(where, sizeof where, "%s %s", mf_arch_is_amd(in->arch) ? "hip" : "cuda", target);
-    snprintf(buf, len, "%-72s m%dn%dk%d  a=%s b=%s c=%s d=%s%s  %s %s  %s  [%s]", in->name, in->m, in->n, in->k,
+        snprintf(rc->where, sizeof rc->where, "model-only: %s", form.why);
+    else {
+        snprintf(rc->where, sizeof rc->where, "%s %s", mf_arch_is_amd(in->arch) ? "hip" : "cuda", target);
+        rc->on_device = 1;
+    }
+}
+
+/* One line describing a table row. */
+static void describe(const mf_instr *in, char *buf, size_t len)
+{
+    row_cols rc;
+    row_columns(in, &rc);
+    snprintf(buf, len, "%-72s %s  a=%s b=%s c=%s d=%s%s%s  %s %s  %s  [%s]", in->name, rc.shape,
              mf_format_get(in->fa)->name, mf_format_get(in->fb)->name, mf_format_get(in->fc)->name,
-             mf_format_get(in->fd)->name, scale, mf_family_name(in->family), params, status_name(in->status),
-             where);
+             mf_format_get(in->fd)->name, rc.scale[0] ? " " : "", rc.scale, mf_family_name(in->family), rc.params,
+             status_name(in->status), rc.where);
 }
 
 /* `list -v`: the rules a row takes from its architecture (model/arch_table.def)
@@ -102,6 +119,163 @@ static void print_evidence(const mf_instr *in)
     printf("\n");
 }
 
+/* Print s as a JSON string. */
+static void json_str(const char *s)
+{
+    putchar('"');
+    for (; *s; s++) {
+        unsigned char c = (unsigned char)*s;
+        if (c == '"' || c == '\\')
+            printf("\\%c", c);
+        else if (c < 0x20)
+            printf("\\u%04x", c);
+        else
+            putchar(c);
+    }
+    putchar('"');
+}
+
+/* Print s as a Markdown table cell ('|' escaped). */
+static void md_cell(const char *s)
+{
+    for (; *s; s++) {
+        if (*s == '|')
+            putchar('\\');
+        putchar(*s);
+    }
+}
+
+enum { LIST_TEXT, LIST_MARKDOWN, LIST_JSON };
+
+/* The coverage of the table by architecture (`list --summary`): rows by
+ * status, and how many a device wrapper runs. */
+enum { SUM_ROWS, SUM_PEER_HW, SUM_HW, SUM_PEER, SUM_HYP, SUM_DEVICE, SUM_MODEL_ONLY, SUM_N };
+static const char *const sum_names[SUM_N] = {"rows", "peer+hw", "hw", "peer", "hypothesis", "wrapped", "model-only"};
+static const char *const sum_keys[SUM_N] = {"rows", "peer_hw", "hw", "peer", "hypothesis", "device", "model_only"};
+
+static void print_summary(const char *pattern, int format)
+{
+    long n[MF_ARCH_COUNT + 1][SUM_N];
+    memset(n, 0, sizeof n);
+    for (size_t i = 0; i < mf_instr_count; i++) {
+        const mf_instr *in = &mf_instr_table[i];
+        if (!instr_selects(pattern, in->name))
+            continue;
+        row_cols rc;
+        row_columns(in, &rc);
+        int st = in->status == MF_PEER_HW ? SUM_PEER_HW : in->status == MF_HW ? SUM_HW
+                 : in->status == MF_PEER ? SUM_PEER : SUM_HYP;
+        for (int t = 0; t < 2; t++) {
+            long *c = n[t ? MF_ARCH_COUNT : (int)in->arch];
+            c[SUM_ROWS]++;
+            c[st]++;
+            c[rc.on_device ? SUM_DEVICE : SUM_MODEL_ONLY]++;
+        }
+    }
+    if (format == LIST_JSON)
+        printf("{\"architectures\":[");
+    else if (format == LIST_MARKDOWN) {
+        printf("| architecture | vendor | target |");
+        for (int k = 0; k < SUM_N; k++)
+            printf(" %s |", sum_names[k]);
+        printf("\n|---|---|---|");
+        for (int k = 0; k < SUM_N; k++)
+            printf("---:|");
+        printf("\n");
+    } else {
+        printf("%-14s %-6s %-8s", "architecture", "vendor", "target");
+        for (int k = 0; k < SUM_N; k++)
+            printf(" %11s", sum_names[k]);
+        printf("\n");
+    }
+    int first = 1;
+    for (int a = 0; a <= MF_ARCH_COUNT; a++) {
+        if (!n[a][SUM_ROWS])
+            continue;
+        const mf_arch_info *ai = a < MF_ARCH_COUNT ? mf_arch_get((mf_arch)a) : NULL;
+        const char *name = ai ? ai->name : "all";
+        const char *vendor = ai ? (mf_arch_is_amd((mf_arch)a) ? "AMD" : "NVIDIA") : "";
+        const char *target = ai && ai->target ? ai->target : ai ? "-" : "";
+        if (format == LIST_JSON) {
+            if (a == MF_ARCH_COUNT)
+                printf("],\"total\":{");
+            else {
+                printf("%s{\"name\":", first ? "" : ",");
+                json_str(name);
+                printf(",\"vendor\":");
+                json_str(vendor);
+                printf(",\"target\":");
+                json_str(target);
+                printf(",");
+            }
+            for (int k = 0; k < SUM_N; k++)
+                printf("%s\"%s\":%ld", k ? "," : "", sum_keys[k], n[a][k]);
+            printf("}");
+        } else if (format == LIST_MARKDOWN) {
+            if (ai)
+                printf("| %s | %s | %s |", name, vendor, target);
+            else
+                printf("| **all** | | |");
+            for (int k = 0; k < SUM_N; k++)
+                printf(ai ? " %ld |" : " **%ld** |", n[a][k]);
+            printf("\n");
+        } else {
+            printf("%-14s %-6s %-8s", name, vendor, target);
+            for (int k = 0; k < SUM_N; k++)
+                printf(" %11ld", n[a][k]);
+            printf("\n");
+        }
+        first = 0;
+    }
+    if (format == LIST_JSON)
+        printf("}\n");
+}
+
+static void print_row(const mf_instr *in, int format, int verbose, int first)
+{
+    if (format == LIST_TEXT) {
+        char line[448];
+        describe(in, line, sizeof line);
+        puts(line);
+        if (verbose)
+            print_evidence(in);
+        return;
+    }
+    row_cols rc;
+    row_columns(in, &rc);
+    const char *f[4] = {mf_format_get(in->fa)->name, mf_format_get(in->fb)->name, mf_format_get(in->fc)->name,
+                        mf_format_get(in->fd)->name};
+    if (format == LIST_MARKDOWN) {
+        printf("| `%s` | %s | %s %s %s %s | ", in->name, rc.shape, f[0], f[1], f[2], f[3]);
+        md_cell(rc.scale);
+        printf(" | %s | %s | %s | ", mf_family_name(in->family), rc.params, status_name(in->status));
+        md_cell(rc.where);
+        printf(" |\n");
+        return;
+    }
+    static const char *const keys[4] = {"a", "b", "c", "d"};
+    printf("%s{\"name\":", first ? "" : ",\n");
+    json_str(in->name);
+    printf(",\"arch\":");
+    json_str(mf_arch_name(in->arch));
+    printf(",\"m\":%d,\"n\":%d,\"k\":%d", in->m, in->n, in->k);
+    for (int i = 0; i < 4; i++) {
+        printf(",\"%s\":", keys[i]);
+        json_str(f[i]);
+    }
+    printf(",\"scale_or_sparsity\":");
+    json_str(rc.scale);
+    printf(",\"family\":");
+    json_str(mf_family_name(in->family));
+    printf(",\"params\":");
+    json_str(rc.params);
+    printf(",\"status\":");
+    json_str(status_name(in->status));
+    printf(",\"device\":%s,\"where\":", rc.on_device ? "true" : "false");
+    json_str(rc.where);
+    printf("}");
+}
+
 int cmd_list(int argc, char **argv)
 {
     cli_args a;
@@ -112,20 +286,44 @@ int cmd_list(int argc, char **argv)
     }
     const char *pattern = a.npos ? a.pos[0] : NULL;
     int verbose = CLI_V(&a, list, verbose).given > 0;
+    int summary = CLI_V(&a, list, summary).given > 0;
+    const char *fmt = CLI_V(&a, list, format).s;
+    int format = !strcmp(fmt, "text") ? LIST_TEXT : !strcmp(fmt, "markdown") ? LIST_MARKDOWN
+                 : !strcmp(fmt, "json") ? LIST_JSON : -1;
+    if (format < 0) {
+        fprintf(stderr, "mmafuzz list: --format %s: expected text, markdown or json\n", fmt);
+        cli_free(&a);
+        return 2;
+    }
+    if (verbose && format != LIST_TEXT) {
+        fprintf(stderr, "mmafuzz list: -v is for --format text only\n");
+        cli_free(&a);
+        return 2;
+    }
     if (pattern && instr_select_check("list", "", &pattern, 1)) {
         cli_free(&a);
         return 1;
     }
+    if (summary) {
+        print_summary(pattern, format);
+        cli_free(&a);
+        return 0;
+    }
+    if (format == LIST_MARKDOWN)
+        printf("| instruction | shape | a b c d | scales / sparsity | family | parameters | status | runs on |\n"
+               "|---|---|---|---|---|---|---|---|\n");
+    else if (format == LIST_JSON)
+        printf("[");
+    int first = 1;
     for (size_t i = 0; i < mf_instr_count; i++) {
         const mf_instr *in = &mf_instr_table[i];
         if (!instr_selects(pattern, in->name))
             continue;
-        char line[448];
-        describe(in, line, sizeof line);
-        puts(line);
-        if (verbose)
-            print_evidence(in);
+        print_row(in, format, verbose, first);
+        first = 0;
     }
+    if (format == LIST_JSON)
+        printf("]\n");
     cli_free(&a);
     return 0;
 }

@@ -176,7 +176,7 @@ MF_HD uint64_t mf_eval_t_fdpa(const mf_instr *in, const mf_case *cs, const mf_tr
         if (in->no_c && k0 == 0) {
             /* scale-d = 0 reads no c, and the sum is what +0 as c gives: an H100 agreed with that on 10^7
              * cases of every dense floating-point wgmma row, and disagreed with "no term for c" (tf32 and bf16
-             * rows: a zero c still takes e_zero in e_max), README Findings.  no_c_neg_zero keeps the refuted
+             * rows: a zero c still takes e_zero in e_max), docs/findings.md.  no_c_neg_zero keeps the refuted
              * alternative (the products alone, -0 from all -0 products) for test_gpu forms to count. */
             if (in->no_c_neg_zero) {
                 with_c = 0;

@@ -143,7 +143,7 @@ typedef enum mf_nan_rule {
     MF_NAN_ANY      /* any NaN equals any NaN */
 } mf_nan_rule;
 
-/* What a rule of an architecture rests on (README "Findings"). */
+/* What a rule of an architecture rests on (docs/findings.md). */
 typedef enum mf_evidence {
     MF_EV_NONE = 0,    /* the rule does not apply */
     MF_EV_PEER = 1,    /* MMA-Sim 2.1.1 alone */
@@ -285,10 +285,10 @@ typedef struct mf_instr {
     uint16_t n_scales;     /* K / block, or 0 */
     /* Forms of wgmma's immediate operands, set only in modified copies of a
      * row (layout.h's variants "neg_a", "neg_b", "neg_ab", "no_c"); 0 in the
-     * table.  HYPOTHESES until measured on hardware (README). */
+     * table.  HYPOTHESES until measured on hardware (docs/coverage.md). */
     uint8_t neg_a, neg_b;  /* imm-scale-a/b = -1: every a (b) negated (sign bit flipped) */
     uint8_t no_c;          /* scale-d = 0: D = A*B, c not read; the sum is what c = +0 gives
-                              (measured on an H100, README Findings) */
+                              (measured on an H100, docs/findings.md) */
     uint8_t no_c_neg_zero; /* with no_c, the refuted alternative instead: no term for c, and
                               -0 when every product is -0 (kept for test_gpu forms to count) */
     /* Sparse rows (mma.sp, wgmma.sp): A is 2:4 sparse along K (tf32: 1:2; s4/u4: 4:8
@@ -311,7 +311,7 @@ extern const size_t mf_instr_count;
 /* @return the row named exactly `name` ("arch/qualifier"), or NULL. */
 const mf_instr *mf_instr_find(const char *name);
 /* The arithmetic forms of wgmma's immediate operands (the `.vec` key
- * `form=` of an `instr` line, README): "neg_a", "neg_b", "neg_ab"
+ * `form=` of an `instr` line, docs/vec-format.md): "neg_a", "neg_b", "neg_ab"
  * (imm-scale-a/b = -1; floating-point rows) and "no_c" (scale-d = 0; every
  * row).  Fill *out with a copy of *in with that form's fields set (neg_a,
  * neg_b, no_c; no_c_neg_zero = 0, as measured).  @return 0, or -1 when `in`

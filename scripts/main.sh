@@ -31,7 +31,7 @@ vec_files=$(find ../shared/vectors ../shared/peer corpus/golden -name '*.vec.gz'
 if [ -n "$vec_files" ]; then
   echo "== model against recorded vectors"
   # shellcheck disable=SC2086
-  # --skip-unknown: the 2.0.2 file has cases of a row PTX forbids (README, Findings)
+  # --skip-unknown: the 2.0.2 file has cases of a row PTX forbids (docs/findings.md)
   "$mf" check -errors 20 --skip-unknown --override corpus/findings/h100/peer-superseded.vec \
     --override corpus/peer/mmasim-2.1.1-superseded.vec $vec_files 2>/dev/null | tail -n 3 ||
     echo "main: the model disagrees with recorded vectors (above)"

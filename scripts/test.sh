@@ -17,12 +17,11 @@ cmake --build build-portable -j"$jobs"
 if nm build-portable/mmafuzz | grep -q '\.avx2'; then echo "build-portable: AVX2 clones left" >&2; exit 1; fi
 ctest --test-dir build-portable --output-on-failure -j"$jobs" -L 'model|cli|driver' -LE 'fuzz|gpu'
 
-# The Python package (pyproject.toml, python/): built by pip in a fresh virtual
-# environment, then its pytest suite.
-rm -rf build-py/venv && python3 -m venv build-py/venv
-build-py/venv/bin/pip install -q --disable-pip-version-check numpy ml_dtypes pytest
-build-py/venv/bin/pip install -q --disable-pip-version-check --config-settings=build-dir=build-py/cmake .
-build-py/venv/bin/python -m pytest -q python/tests
+# The Python package (pyproject.toml, python/) as it would be published: a
+# wheel built by `pip wheel`, made a manylinux wheel by `auditwheel repair`
+# (scripts/python-wheel.sh), installed in a fresh virtual environment, and the
+# pytest suite run from outside the source tree against the installed package.
+scripts/python-wheel.sh build-py
 
 # The unit suite again, built by clang with AddressSanitizer + UBSan; the same
 # build has libFuzzer, so the coverage-guided targets run here too (label

@@ -6,7 +6,7 @@ the drop-in mmafuzz.mmasim on tensors), MMA-Sim through its op's .dpa on CPU
 tensors, at each thread count asked for (torch.set_num_threads for MMA-Sim,
 threads= for mmafuzz).  It reports dot products per second and the ratio,
 then compares the outputs (the NaN rule of VECTORS.md) and sorts every
-difference under a rule of the README's list of rules where mmafuzz and
+difference under a rule of docs/python.md's list of rules where mmafuzz and
 MMA-Sim differ; a difference under no rule is printed as a .vec line, to be
 explained.
 
@@ -94,7 +94,7 @@ def bits(torch, t) -> np.ndarray:
 
 
 def classify(ours_op, args_bits, got: np.ndarray, want: np.ndarray) -> Dict[str, List[int]]:
-    """Sort the differing cases under the README's rules where mmafuzz and
+    """Sort the differing cases under docs/python.md's rules where mmafuzz and
     MMA-Sim differ.  That list is empty since the model adopted MMA-Sim
     2.1.1's rules, so every difference is "unexplained"; a rule found later
     goes in RULES and here, with its evidence."""

@@ -21,7 +21,7 @@ block-scaled forms), which computes alike for every N and M.
 A K other than the instruction's is chained as MMA-Sim chains it: chunks of
 L = min(K, L_max), each one instruction-sized step whose D is the next C; a
 shorter last chunk is padded with zero products.  Results are mmafuzz's; where
-they differ from MMA-Sim's, the README lists the rule and the evidence.
+they differ from MMA-Sim's, docs/python.md lists the rule and the evidence.
 """
 from __future__ import annotations
 

@@ -10,7 +10,7 @@ import pytest
 ROOT = pathlib.Path(__file__).resolve().parents[2]
 SHARED = pathlib.Path(os.environ.get("MMAFUZZ_SHARED_DIR", ROOT.parent / "shared"))
 # The override files `mmafuzz check --override` takes for the shared vectors
-# (README "Checking the model against recordings"): peer cases whose d the
+# (docs/user-guide.md "Checking the model against recordings"): peer cases whose d the
 # H100 supersedes, and MMA-Sim 2.0.2 cases whose d MMA-Sim 2.1.1 changed.
 SUPERSEDED = ROOT / "corpus" / "findings" / "h100" / "peer-superseded.vec"
 SUPERSEDED_2_1_1 = ROOT / "corpus" / "peer" / "mmasim-2.1.1-superseded.vec"
@@ -19,7 +19,7 @@ OVERRIDES = [SUPERSEDED, SUPERSEDED_2_1_1]
 PEER_V2 = "mmasim-v2-public.vec.gz"
 # A row the 2.0.2 peer vectors have and the table no longer has: PTX allows
 # ue4m3 scales only with .scale_vec::4X (block16), so the row was removed
-# (README "Findings"); its cases are skipped, and counted, as by
+# (docs/findings.md); its cases are skipped, and counted, as by
 # `mmafuzz check --skip-unknown`.
 REMOVED_ROW = "rtx_blackwell/mma.block_scale.m16n8k64.block32.f32.e2m1.e2m1.f32.ue4m3"
 

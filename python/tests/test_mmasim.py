@@ -3,7 +3,7 @@ mmasim, so it skips in CI, where neither is installed): for every canonical
 shape MMA-Sim lists, the same classes, attributes, and results on random
 finite inputs, at the instruction's K, at twice it, and at a K that leaves
 a shorter last chunk; __call__ as well.  Expected values: MMA-Sim's outputs.
-No difference is expected (README, "Where mmafuzz and MMA-Sim differ": none
+No difference is expected (docs/python.md, "Where mmafuzz and MMA-Sim differ": none
 since the model adopted 2.1.1's rules); a difference fails the test."""
 import numpy as np
 import pytest
@@ -35,7 +35,7 @@ def canonical_cases():
 
 
 # Every canonical shape is expected to agree bit for bit: mmafuzz follows
-# MMA-Sim 2.1.1's rules (README "Findings"), and the README's list of rules
+# MMA-Sim 2.1.1's rules (docs/findings.md), and docs/python.md's list of rules
 # where the two differ is empty.
 CASES = canonical_cases()
 

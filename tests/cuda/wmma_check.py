@@ -7,7 +7,7 @@ usage: wmma_check.py NVCC SOURCE WORKDIR
 Compiles SOURCE (wmma_lowering.cu) for sm_90a with NVCC, disassembles it with
 cuobjdump (no GPU needed; found as sass_check.py finds it) and checks that
 each kernel issues exactly the matrix instructions listed in EXPECTED.  The
-expectations were read from ptxas 13.0's output and are what the README
+expectations were read from ptxas 13.0's output and are what docs/coverage.md
 states; a different lowering by another ptxas fails this test, which is the
 point: then the wmma forms need their own look.
 Exit 0: as expected; 1: not; 77: no CUDA compiler or no cuobjdump.
@@ -21,7 +21,7 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from sass_check import find_tool  # noqa: E402
 
 # kernel (demangled prefix) -> matrix opcodes in program order, and the
-# mma.sync row whose SASS they are (README, "Integer and single-bit MMA")
+# mma.sync row whose SASS they are (docs/coverage.md, "Integer and single-bit MMA")
 EXPECTED = [
     ("k_int<16, 16, 16, signed char>", ["IMMA.16816.S8.S8"] * 2, "2 x mma.m16n8k16.s32.s8.s8.s32"),
     ("k_int<32, 8, 16, signed char>", ["IMMA.16816.S8.S8"] * 2, "2 x mma.m16n8k16.s32.s8.s8.s32"),

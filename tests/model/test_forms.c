@@ -2,7 +2,7 @@
  * test_forms.c - wgmma's operand forms in the model (mmafuzz_model.h: neg_a,
  * neg_b, no_c, no_c_neg_zero on a modified copy of a row) and the integer
  * family's no-C form.  The forms are hypotheses until the H100 has run them
- * (README); what is tested here is that the model computes what the
+ * (docs/coverage.md); what is tested here is that the model computes what the
  * hypothesis says, on cases derived by hand (each says how), and that every
  * evaluation path (mf_eval, mf_eval_trace, mf_eval_tiles, mf_eval_cases)
  * gives a copy with forms the same result.

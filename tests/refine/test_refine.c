@@ -424,7 +424,7 @@ static void test_sparse_random_cases_legal(void)
  * case they hand to the device is a legal sparse case (mf_sparse_check: legal
  * metadata, +0 at the pruned positions of a), and the chunk probe, run over
  * the dense view of K/2 kept products, finds the row's L (the table's: 8 for
- * m16n8k16 f16, 4 for m16n8k8 tf32, as measured on an H100, README). */
+ * m16n8k16 f16, 4 for m16n8k8 tf32, as measured on an H100, docs/coverage.md). */
 static const mf_instr *g_probe_row;
 static int g_probe_bad, g_probe_cases;
 static int probe_collect(void *ctx, const mf_case *cs, size_t n, uint64_t *out)

@@ -598,3 +598,10 @@ def check(paths: Union[str, os.PathLike, Sequence[Union[str, os.PathLike]]],
                 res.failures.append({"path": g.path, "line": int(g.line[i]), "name": g.name,
                                      "got": int(got[i]), "expected": int(g.d[i])})
     return res
+
+
+# Whole GEMM calls (docs/kernels.md): mmafuzz.reproduce(torch.matmul, A, B).
+from . import kernels, recording  # noqa: E402
+from .kernels import reproduce  # noqa: E402
+
+__all__ += ["kernels", "recording", "reproduce"]

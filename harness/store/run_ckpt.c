@@ -85,10 +85,11 @@ int ck_restore(const char *root, const char *name, const char *want, char *err, 
         if (hash_path(keep, kept, err, errlen))
             return -1;
         if (strcmp(kept, want)) {
-            snprintf(err, errlen, "%s: not the version campaign.state records (hash %s, the state says %s), nor is "
-                                  "its checkpoint copy %s: changed outside mmafuzz? (restore it, or remove "
-                                  "campaign.state to start a new run on this store)", path, have, want, keep);
-            return -1;
+            /* not a checkpoint cut short (that leaves the copy the state records): changed since by another
+             * command (shrink --out) or by hand; taken as it is */
+            fprintf(stderr, "mmafuzz run: %s: changed since campaign.state was written, not by a run; taken as it "
+                            "is\n", path);
+            return 2;
         }
         if (rename(keep, path) != 0) {
             snprintf(err, errlen, "%s: cannot put back %s (%s)", path, keep, strerror(errno));

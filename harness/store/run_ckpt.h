@@ -34,9 +34,11 @@ int ck_keep(const char *root, const char *name, char *err, size_t errlen);
 
 /* Make root/name the version whose hash is want: nothing when it is;
  * otherwise .name.ckpt put back when it is that version (or name removed
- * when want is "-"), said on stderr.  @return 0 as it was, 1 rolled back,
- * -1 when neither is that version (message in err: the file was changed
- * outside mmafuzz). */
+ * when want is "-"), said on stderr.  A checkpoint cut short always leaves
+ * that copy; when neither is that version, the file was changed since by
+ * another command (`shrink --out`) or by hand, and is taken as it is (said
+ * on stderr).  @return 0 as it was, 1 rolled back, 2 taken as changed, -1
+ * on an error (message in err). */
 int ck_restore(const char *root, const char *name, const char *want, char *err, size_t errlen);
 
 #endif

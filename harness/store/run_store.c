@@ -16,6 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/file.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 int st_canonical(const mf_instr *in, const mf_case *cs, char *buf, size_t len)
@@ -281,6 +282,24 @@ int st_file(store *s, const mf_instr *in, const char *hex, const char *sig, cons
         int en = errno;
         snprintf(err, errlen, "%s: cannot create the folder (%s)", dir, strerror(en));
         return fail(s, from_errno(en));
+    }
+    /* the instruction's folders (ARCH, ARCH/QUALIFIER) are the store's own, not links out of it */
+    char *cut = dir + strlen(s->root) + 1;
+    for (int level = 0; level < 2; level++) {
+        char keep = 0, *slash = level == 0 ? strchr(cut, '/') : NULL;
+        if (slash) {
+            keep = *slash;
+            *slash = 0;
+        }
+        struct stat lst;
+        int link = lstat(dir, &lst) == 0 && S_ISLNK(lst.st_mode);
+        if (link) {
+            snprintf(err, errlen, "%s: cannot file %s there (a symbolic link: the store's files are never written "
+                                  "through links)", dir, hex);
+            return fail(s, ST_ERR_IO);
+        }
+        if (slash)
+            *slash = keep;
     }
     int rc = fs_write_atomic_at("finding.write", path, text, len, 0, err, errlen);
     return rc < 0 ? fail(s, from_errno(errno)) : rc == 0 ? 1 : 0;

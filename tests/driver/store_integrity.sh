@@ -98,6 +98,10 @@ lock)
     rc=$?
     [ $rc -eq 2 ] || bad "a merge into a running store: exit $rc, expected 2"
     grep -q "another process writes this store (pid $pid" m.err || bad "merge: no holder named: $(head -2 m.err)"
+    "$EXE" shrink --device model:ampere --out D "$(find D/hopper -name '*.vec' | head -1)" >sh.out 2>sh.err
+    rc=$?
+    [ $rc -eq 2 ] || bad "shrink --out into a running store: exit $rc, expected 2"
+    grep -q "another process writes this store (pid $pid" sh.err || bad "shrink: no holder named: $(head -2 sh.err)"
     kill -TERM $pid
     wait $pid
     # a lock left by a dead process of this host is taken over, with a message
@@ -110,6 +114,15 @@ lock)
     rc=$?
     [ $rc -le 1 ] || bad "a stale lock: exit $rc, expected 0 or 1: $(head -2 r4.err)"
     grep -q "the lock of pid $dead on host $(hostname), which is no longer running, taken over" r4.err || bad "stale lock: no message: $(head -2 r4.err)"
+    # a covered file changed between runs, not by a run (shrink --out, or by hand): taken as it is, said
+    "$EXE" shrink --device model:ampere --out D "$(find D/hopper -name '*.vec' | head -1)" >/dev/null 2>&1
+    rc=$?
+    [ $rc -eq 1 ] || bad "shrink --out into the store, no run on it: exit $rc, expected 1 (still mismatching, filed)"
+    "$EXE" run --resume D -runs 12800 -jobs 1 >r5.out 2>r5.err
+    rc=$?
+    [ $rc -le 1 ] || bad "a resume after shrink --out: exit $rc: $(head -2 r5.err)"
+    grep -q "D/index.tsv: changed since campaign.state was written, not by a run; taken as it is" r5.err ||
+        bad "a resume after shrink --out: no note: $(head -3 r5.err)"
     ;;
 links)
     # nothing written through a link, into a file outside the store
@@ -123,6 +136,14 @@ links)
     [ $rc -eq 2 ] || bad "a shard lock that is a link: exit $rc, expected 2"
     grep -q "a symbolic link" c.err || bad "shard lock link: no reason given: $(head -2 c.err)"
     [ "$(cat outside)" = keep ] || bad "a shard lock link: the outside file now reads '$(head -c 80 outside)'"
+    # an instruction's folder that links out of the store
+    mkdir -p elsewhere A
+    ln -s "$WORK/elsewhere" A/hopper
+    fuzz -runs 25600 --out A >a.out 2>a.err
+    rc=$?
+    [ $rc -eq 2 ] || bad "an instruction folder that is a link: exit $rc, expected 2"
+    grep -q "A/hopper: cannot file [0-9a-f]* there (a symbolic link" a.err || bad "folder link: no reason: $(grep -v '^#' a.err | head -3)"
+    [ -z "$(find elsewhere -type f)" ] || bad "a folder link: files written outside the store: $(find elsewhere -type f | head -2)"
     mkdir S
     ln -s "$WORK/outside2" S/stats.jsonl
     fuzz -runs 25600 --out S >s.out 2>s.err

@@ -206,7 +206,7 @@ int run_opts_parse(int argc, char **argv, run_opts *o)
     /* one writer per store (a plain run's; a campaign shard locks its shard):
      * taken before its state is read, held until the process ends */
     char lerr[1300];
-    if ((o->lock_fd = st_lock(o->out, 0, lerr, sizeof lerr)) < 0) {
+    if ((!o->resume || fs_is_dir(o->resume)) && (o->lock_fd = st_lock(o->out, 0, lerr, sizeof lerr)) < 0) {
         fprintf(stderr, "mmafuzz run: %s\n", lerr);
         return -1;
     }

@@ -90,9 +90,9 @@ run_err run_state_read(const char *dir, run_opts *o, int have_mix, int have_dev,
         return RUN_ERR_INPUT;
     }
     int ns = 0, lineno = 0, np = 0, nc = 0;
-    /* each key at most once (pattern, corpus, tile and file: once per value); version, seed, device, mix and
-     * generators required */
-    enum { K_VERSION, K_SEED, K_DEVICE, K_MIX, K_GENERATORS, K_MODEL, K_NREQ = K_MODEL };
+    /* each key at most once (pattern, corpus, tile and file: once per value); version, seed, device and mix
+     * required */
+    enum { K_VERSION, K_SEED, K_DEVICE, K_MIX, K_GENERATORS, K_MODEL, K_NREQ = K_GENERATORS };
     static const char *const once[] = {"version", "seed", "device", "mix", "generators", "model"};
     int seen[6] = {0};
     char fh[CK_NFILES][CK_HASH] = {{0}};

@@ -29,7 +29,7 @@ run_err run_state_write(const run_opts *o, const run_state_tile *tiles, int n, c
  * NULL) the hashes of the covered files ("" for one the state does not
  * name).  Strings read live until the process ends.  Strict: a line that is
  * not whole and well-formed (a NUL byte, no newline at the end, a count past
- * 2^47, a key twice, an instruction's tile line twice, a required key
+ * 2^47, a key twice, an instruction's tile line twice, version, seed, device or mix
  * missing) is an error, nothing is taken from it.  @return RUN_OK, or
  * RUN_ERR_INPUT with a "FILE:LINE: what was expected" message printed. */
 run_err run_state_read(const char *dir, run_opts *o, int have_mix, int have_dev, run_state_tile **tiles,

@@ -441,19 +441,21 @@ int fs_lock(const char *path, int shared, char *who, size_t wholen, int *stale)
     char *nl = strchr(text, '\n');
     if (nl)
         *nl = 0;
+    long pid = 0;
+    char host[128] = "?", lhost[128] = "?", tail[8];
+    gethostname(host, sizeof host - 1);
+    int named = text[0] && sscanf(text, "pid %ld on host %127s%7s", &pid, lhost, tail) == 2;
+    int dead = named && !strcmp(host, lhost) && kill((pid_t)pid, 0) != 0 && errno == ESRCH;
     if (flock(fd, (shared ? LOCK_SH : LOCK_EX) | LOCK_NB) != 0) {
         int e = errno;
-        snprintf(who, wholen, "%s", text[0] ? text : "holder unknown");
+        /* shared holders write no name: a dead one named is the last exclusive holder, not this one */
+        snprintf(who, wholen, "%s", named && !dead ? text : "held shared, by a merge or another process");
         close(fd);
         errno = e;
         return -1;
     }
     /* free: the last holder (if named) has ended; said when it was a process of this host that died */
-    long pid = 0;
-    char host[128] = "?", lhost[128] = "?", tail[8];
-    gethostname(host, sizeof host - 1);
-    if (text[0] && sscanf(text, "pid %ld on host %127s%7s", &pid, lhost, tail) == 2 && pid != (long)getpid() &&
-        !strcmp(host, lhost) && kill((pid_t)pid, 0) != 0 && errno == ESRCH) {
+    if (dead && pid != (long)getpid() && !shared) {
         snprintf(who, wholen, "%s", text);
         *stale = 1;
     }

@@ -98,8 +98,9 @@ int fs_is_dir(const char *path);
  * stats.write (ENOSPC: a line of stats.jsonl); the windows of a campaign,
  * for kill tests: finding.write (inside a finding's write: the temporary
  * file complete, not yet linked into place), state.write (the same for a
- * shard's state), finding.filed (a finding filed, the state that counts it
- * not yet written).  Unset: no faults.
+ * shard's state, and a plain run's campaign.state), finding.filed (a
+ * finding filed, the state that counts it not yet written).  Unset: no
+ * faults.
  * @return 0 to go on, or the errno value the operation must fail with. */
 int fs_fault(const char *point, size_t units);
 

@@ -318,8 +318,8 @@ int cmd_shrink(int argc, char **argv)
         } else if (mf_output_equal(sc.c.in, d, mf_eval(model, &sc.c.cs))) {
             printf("%s:%ld: %s: device and model agree now; nothing to minimize\n", file, sc.c.line, sc.c.in->name);
             status = 0;
-        } else if (st_open(&st, out, err, sizeof err)) {
-            fprintf(stderr, "mmafuzz shrink: %s\n", err);
+        } else if (st_lock(out, 0, err, sizeof err) < 0 || st_open(&st, out, err, sizeof err)) {
+            fprintf(stderr, "mmafuzz shrink: %s\n", err);  /* one writer per store: its lock held until exit */
         } else {
             char note[4200];
             snprintf(note, sizeof note, "shrink of %s:%ld", file, sc.c.line);

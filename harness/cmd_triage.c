@@ -11,6 +11,7 @@
  * folders given, merged and not, counts once: its most advanced state), or
  * a shard folder's own.  Buckets are listed by those counts, then by files.
  */
+#include "buckets.h"
 #include "campaign.h"
 #include "cli.h"
 #include "instr_select.h"
@@ -125,43 +126,22 @@ static void count_bucket(tr_ctx *t, const char *id, const char *instr, long long
     t->have_counts = 1;
 }
 
-/* DIR/buckets.tsv of a run's store: id, count, instruction, signature, explanation. */
+static int count_line(const rf_bucket_line *l, void *ctx)
+{
+    count_bucket(ctx, l->id, l->instr, l->count, l->words);
+    return 0;
+}
+
+/* DIR/buckets.tsv of a run's store: the one strict reader (buckets.h). */
 static int read_buckets_tsv(tr_ctx *t, const char *dir)
 {
-    char path[1200], err[1400];
+    char path[1200], err[1400] = "";
     snprintf(path, sizeof path, "%s/buckets.tsv", dir);
-    if (access(path, F_OK) != 0)
-        return 0;
-    size_t len;
-    char *buf = fs_read_all(path, &len, err, sizeof err);
-    if (!buf) {
+    if (rf_buckets_read(path, count_line, t, err, sizeof err) < 0) {
         fprintf(stderr, "mmafuzz triage: %s\n", err);
         return -1;
     }
-    int lineno = 0, rc = 0;
-    for (char *line = buf, *next; line && *line; line = next) {
-        next = strchr(line, '\n');
-        if (next)
-            *next++ = 0;
-        lineno++;
-        if (!line[0] || line[0] == '#')
-            continue;
-        char *f[5] = {line, NULL, NULL, NULL, NULL};
-        for (int k = 1; k < 5 && f[k - 1]; k++)
-            if ((f[k] = strchr(f[k - 1], '\t')) != NULL)
-                *f[k]++ = 0;
-        char *end = NULL;
-        long long n = f[1] ? strtoll(f[1], &end, 10) : -1;
-        if (!f[4] || strlen(f[0]) != RF_BUCKET_ID - 1 || !end || *end || n < 0) {
-            fprintf(stderr, "mmafuzz triage: %s:%d: expected ID<TAB>COUNT<TAB>INSTRUCTION<TAB>SIGNATURE<TAB>"
-                            "EXPLANATION\n", path, lineno);
-            rc = -1;
-            continue;
-        }
-        count_bucket(t, f[0], f[2], n, f[4]);
-    }
-    free(buf);
-    return rc;
+    return 0;
 }
 
 static long long state_done(const cp_state *s)

@@ -230,36 +230,21 @@ void cp_shard_dir(const char *dir, int i, int n, char *buf, size_t len)
 
 int cp_lock_shard(const char *shard_dir, char *err, size_t errlen)
 {
-    char path[1100];
+    char path[1100], who[300];
     snprintf(path, sizeof path, "%s/.shard-lock", shard_dir);
-    int fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0666);
+    int stale = 0;
+    int fd = fs_lock(path, 0, who, sizeof who, &stale);
     if (fd < 0) {
-        snprintf(err, errlen, "%s: cannot open the lock file (%s)", path, strerror(errno));
-        return -1;
-    }
-    if (flock(fd, LOCK_EX | LOCK_NB) != 0) {
         int e = errno;
-        char who[200] = "";
-        ssize_t n = pread(fd, who, sizeof who - 1, 0);
-        who[n > 0 ? n : 0] = 0;
-        char *nl = strchr(who, '\n');
-        if (nl)
-            *nl = 0;
         if (e == EWOULDBLOCK)
-            snprintf(err, errlen, "%s: another process runs this shard (%s); one process per shard",
-                     shard_dir, who[0] ? who : "holder unknown");
+            snprintf(err, errlen, "%s: another process runs this shard (%s); one process per shard", shard_dir, who);
         else
-            snprintf(err, errlen, "%s: cannot lock (%s)", path, strerror(e));
-        close(fd);
+            snprintf(err, errlen, "%s: cannot lock (%s)", path, fs_strerror(e));
         errno = e;
         return -1;
     }
-    char host[128] = "?", who[300];
-    gethostname(host, sizeof host - 1);
-    int n = snprintf(who, sizeof who, "pid %ld on host %s\n", (long)getpid(), host);
-    if (ftruncate(fd, 0) == 0 && pwrite(fd, who, (size_t)n, 0) < 0) {
-        /* the holder's name is only for the message */
-    }
+    if (stale)
+        fprintf(stderr, "mmafuzz: %s: the lock of %s, which is no longer running, taken over\n", shard_dir, who);
     return fd;
 }
 

@@ -16,6 +16,7 @@
 #include "campaign.h"
 #include "cli.h"
 #include "run_fs.h"
+#include "run_store.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -262,6 +263,12 @@ int cmd_merge(int argc, char **argv)
     }
     const char *dst = a.pos[0];
     char err[1400], path[1200], dpath[1200];
+    /* DST may be a plain run's store: not while a run writes it (merges may share it) */
+    if (fs_is_dir(dst) && st_lock(dst, 1, err, sizeof err) < 0) {
+        fprintf(stderr, "mmafuzz merge: %s\n", err);
+        cli_free(&a);
+        return 2;
+    }
     cp_def *d = malloc(sizeof *d);
     cp_state *ss = calloc(1, sizeof *ss), *ds = calloc(1, sizeof *ds);
     int rc = d && ss && ds ? 0 : 2;

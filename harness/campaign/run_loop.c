@@ -102,15 +102,8 @@ typedef struct job {
     atomic_size_t next_eval, next_gen;
 } job;
 
-static volatile sig_atomic_t g_stop;
-
-static void on_sigint(int sig)
-{
-    (void)sig;
-    if (g_stop)
-        _exit(130);  /* a second Ctrl-C: leave now */
-    g_stop = 1;
-}
+/* the stop request of SIGINT, SIGTERM, SIGHUP (run_fs.h: a second one ends the process) */
+#define g_stop (*fs_stop_flag())
 
 /* ------------------------------------------------------------ tallies */
 
@@ -365,7 +358,7 @@ static int load_case(const st_case *c, void *vctx)
             lc->loaded++;
             break;
         }
-    return 0;
+    return g_stop != 0;  /* a stop request ends the loading (the run then ends at once) */
 }
 
 /* The tile arrays come from the device's allocator (page-locked for CUDA:
@@ -832,7 +825,7 @@ static run_err select_instrs(const run_opts *o, mf_device *dev, run_instr **out,
         run_state_tile *t = NULL;
         int nt = 0;
         run_opts dummy = *o;
-        if (run_state_read(o->resume, &dummy, 1, 1, &t, &nt)) {
+        if (run_state_read(o->resume, &dummy, 1, 1, &t, &nt, NULL)) {
             free(ri);
             return RUN_ERR_INPUT;
         }
@@ -864,9 +857,70 @@ static run_err save_state(const run_opts *o, const run_instr *ri, int ni, char *
         snprintf(t[i].name, sizeof t[i].name, "%s", ri[i].in->name);
         t[i].tile = ri[i].done_tile;
     }
-    run_err rc = run_state_write(o, t, ni, err, errlen);
+    char files[CK_NFILES][CK_HASH];  /* the versions of the files it covers (run_ckpt.h) */
+    run_err rc = RUN_OK;
+    for (int f = 0; f < CK_NFILES && rc == RUN_OK; f++)
+        if (ck_hash(o->out, ck_files[f], files[f], err, errlen))
+            rc = RUN_ERR_STORE;
+    if (rc == RUN_OK)
+        rc = run_state_write(o, t, ni, files, err, errlen);
     free(t);
     return rc;
+}
+
+/* A checkpoint: the findings' index and the bucket counts, then the state
+ * that covers them.  A plain run keeps the versions its current state
+ * records (run_ckpt.h) until the new state is in place; nothing is written
+ * after a file that failed. */
+static run_err commit(const run_opts *o, store *st, rf_buckets *bs, const run_instr *ri, int ni, char *err,
+                      size_t errlen)
+{
+    if (!o->campaign && ck_keep(o->out, "index.tsv", err, errlen))
+        return RUN_ERR_STORE;
+    if (st_flush(st, err, errlen))
+        return RUN_ERR_STORE;
+    if (bs && ((!o->campaign && ck_keep(o->out, "buckets.tsv", err, errlen)) || rf_buckets_flush(bs, err, errlen)))
+        return RUN_ERR_STORE;
+    return save_state(o, ri, ni, err, errlen);
+}
+
+/* A plain run's store before it is opened: the files newer than its
+ * campaign.state (a checkpoint cut short) rolled back to the versions the
+ * state records (run_ckpt.h).  @return RUN_OK, or RUN_ERR_INPUT (message
+ * printed). */
+static int no_line(const rf_bucket_line *l, void *ctx)
+{
+    (void)l;
+    (void)ctx;
+    return 0;
+}
+
+static run_err restore_checkpoint(const run_opts *o)
+{
+    char path[1100];
+    snprintf(path, sizeof path, "%s/campaign.state", o->out);
+    if (o->campaign || access(path, F_OK) != 0)
+        return RUN_OK;
+    run_opts dummy = *o;
+    run_state_tile *t = NULL;
+    int nt = 0;
+    char files[CK_NFILES][CK_HASH];
+    if (run_state_read(o->out, &dummy, 1, 1, &t, &nt, files))
+        return RUN_ERR_INPUT;
+    free(t);
+    char err[1600];
+    snprintf(path, sizeof path, "%s/buckets.tsv", o->out);
+    if (rf_buckets_read(path, no_line, NULL, err, sizeof err) < 0) {  /* damage said as FILE:LINE first */
+        fprintf(stderr, "mmafuzz run: %s\n", err);
+        return RUN_ERR_INPUT;
+    }
+    for (int f = 0; f < CK_NFILES; f++) {
+        if (files[f][0] && ck_restore(o->out, ck_files[f], files[f], err, sizeof err) < 0) {
+            fprintf(stderr, "mmafuzz run: %s\n", err);
+            return RUN_ERR_INPUT;
+        }
+    }
+    return RUN_OK;
 }
 
 /* ------------------------------------------------------------ the loop */
@@ -1040,16 +1094,11 @@ static void checkpoint(loop_ctx *L)
 {
     if (L->status != RUN_OK || rs_now() - L->last_save < L->ckpt_s)
         return;
-    char err[700];
-    if (st_flush(L->st, err, sizeof err) || (L->bs && rf_buckets_flush(L->bs, err, sizeof err))) {
+    char err[1400];
+    run_err se = commit(L->o, L->st, L->bs, L->ri, L->ni, err, sizeof err);
+    if (se != RUN_OK) {
         fprintf(stderr, "mmafuzz run: %s\n", err);
-        loop_fail(L, RUN_ERR_STORE);
-    } else {
-        run_err se = save_state(L->o, L->ri, L->ni, err, sizeof err);
-        if (se != RUN_OK) {
-            fprintf(stderr, "mmafuzz run: %s\n", err);
-            loop_fail(L, se);
-        }
+        loop_fail(L, se);
     }
     L->last_save = rs_now();
 }
@@ -1276,14 +1325,11 @@ static void gpu_loop(loop_ctx *L, batch *gb, batch *hb, const pool_entry **view)
 
 run_err run_loop(const run_opts *o, mf_device *dev, run_instr *ri, int ni, long long *mismatches)
 {
-    char err[700];
+    char err[1400];
     /* a stop request from here on ends the run through the loop, which writes the state */
-    struct sigaction sa;
-    memset(&sa, 0, sizeof sa);
-    sa.sa_handler = on_sigint;
-    sigaction(SIGINT, &sa, NULL);
-    sigaction(SIGTERM, &sa, NULL);
-    sigaction(SIGHUP, &sa, NULL);
+    fs_stop_install();
+    if (restore_checkpoint(o) != RUN_OK)
+        return RUN_ERR_INPUT;
     store st;
     if (st_open(&st, o->out, err, sizeof err)) {
         fprintf(stderr, "mmafuzz run: %s\n", err);
@@ -1296,6 +1342,21 @@ run_err run_loop(const run_opts *o, mf_device *dev, run_instr *ri, int ni, long 
         fprintf(stderr, "mmafuzz run: %s\n", err);
         st_close(&st);
         return RUN_ERR_STORE;
+    }
+    if (!o->campaign) {
+        /* finding files the index lacks (filed after its last checkpoint), then
+         * a state at once: a run killed before its first checkpoint can be resumed */
+        long nrec = st_reconcile(&st, err, sizeof err);
+        run_err se = nrec < 0 ? RUN_ERR_STORE : save_state(o, ri, ni, err, sizeof err);
+        if (nrec > 0)
+            fprintf(stderr, "mmafuzz run: %s: %ld finding file%s not in index.tsv (filed after its last "
+                            "checkpoint): indexed, each counted once\n", o->out, nrec, nrec == 1 ? "" : "s");
+        if (se != RUN_OK) {
+            fprintf(stderr, "mmafuzz run: %s\n", err);
+            rf_buckets_close(bs);
+            st_close(&st);
+            return se;
+        }
     }
     pool pl;
     const pool_entry **view = malloc(VIEW_CAP * sizeof *view * 3);
@@ -1442,7 +1503,7 @@ run_err run_loop(const run_opts *o, mf_device *dev, run_instr *ri, int ni, long 
      * 10 s 3%), and at the end; MMAFUZZ_CHECKPOINT_S overrides it (0 to 10: kill tests write it after every batch).
      * A plain run writes its index and state every 2 s. */
     L.ckpt_s = o->campaign ? 10.0 : 2.0;
-    if (o->campaign && getenv("MMAFUZZ_CHECKPOINT_S")) {
+    if (getenv("MMAFUZZ_CHECKPOINT_S")) {
         L.ckpt_s = strtod(getenv("MMAFUZZ_CHECKPOINT_S"), NULL);
         if (!(L.ckpt_s >= 0 && L.ckpt_s <= 10))
             L.ckpt_s = 10.0;
@@ -1558,12 +1619,7 @@ run_err run_loop(const run_opts *o, mf_device *dev, run_instr *ri, int ni, long 
     if (bs)
         printf("buckets: %lld seen, %lld new; %lld disagreements counted without a file\n", rf_buckets_seen(bs),
                rf_buckets_new(bs), rf_buckets_counted_only(bs));
-    if (st_flush(&st, err, sizeof err) || (bs && rf_buckets_flush(bs, err, sizeof err))) {
-        fprintf(stderr, "mmafuzz run: %s\n", err);
-        if (status == RUN_OK)
-            status = RUN_ERR_STORE;
-    }
-    run_err se = save_state(o, ri, ni, err, sizeof err);
+    run_err se = commit(o, &st, bs, ri, ni, err, sizeof err);
     if (se != RUN_OK) {
         fprintf(stderr, "mmafuzz run: %s\n", err);
         if (status == RUN_OK)

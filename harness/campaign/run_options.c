@@ -5,6 +5,7 @@
 
 #include "run_fs.h"
 #include "run_state.h"
+#include "run_store.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -201,9 +202,18 @@ int run_opts_parse(int argc, char **argv, run_opts *o)
             return -1;
         }
         o->out = o->resume;
+    }
+    /* one writer per store (a plain run's; a campaign shard locks its shard):
+     * taken before its state is read, held until the process ends */
+    char lerr[1300];
+    if ((!o->resume || fs_is_dir(o->resume)) && (o->lock_fd = st_lock(o->out, 0, lerr, sizeof lerr)) < 0) {
+        fprintf(stderr, "mmafuzz run: %s\n", lerr);
+        return -1;
+    }
+    if (o->resume) {
         run_state_tile *t;
         int nt;
-        if (run_state_read(o->resume, o, have_mix, have_dev, &t, &nt))
+        if (run_state_read(o->resume, o, have_mix, have_dev, &t, &nt, NULL))
             return -1;
         free(t);  /* the tile counters are read again once the instructions are known */
     }

@@ -7,6 +7,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -57,40 +58,99 @@ static bk_entry *add(rf_buckets *bs, const char *id)
     return e;
 }
 
+int rf_buckets_read(const char *path, int (*fn)(const rf_bucket_line *l, void *ctx), void *ctx, char *err,
+                    size_t errlen)
+{
+    if (access(path, F_OK) != 0 && errno == ENOENT)
+        return 1;
+    size_t len;
+    char *buf = fs_read_all(path, &len, err, errlen);
+    if (!buf)
+        return -1;
+    rf_bucket_line *v = NULL;
+    size_t n = 0, cap = 0;
+    long lineno = 0;
+    int rc = 0;
+    const char *nul = memchr(buf, 0, len);
+    for (char *line = buf, *next; line < buf + len && rc == 0; line = next) {
+        lineno++;
+        next = memchr(line, '\n', (size_t)(buf + len - line));
+        const char *why = NULL;
+        if (nul && nul >= line && (!next || nul < next))
+            why = "a NUL byte (not a buckets file, or damaged)";
+        else if (!next)
+            why = "the line is cut short (no newline at its end)";
+        if (!why) {
+            *next++ = 0;
+            if (!line[0] || line[0] == '#')
+                continue;
+            char *f[5] = {line, NULL, NULL, NULL, NULL};
+            int k = 1;
+            for (; k < 5 && (f[k] = strchr(f[k - 1], '\t')) != NULL; k++)
+                *f[k]++ = 0;
+            long long c = 0;
+            int ok = k == 5 && !strchr(f[4], '\t') && strlen(f[0]) == RF_BUCKET_ID - 1 && f[1][0] && f[2][0];
+            for (const char *p = f[0]; ok && *p; p++)
+                ok = (*p >= '0' && *p <= '9') || (*p >= 'a' && *p <= 'f');
+            for (const char *p = f[1]; ok && *p; p++) {
+                ok = *p >= '0' && *p <= '9' && c <= (LLONG_MAX - (*p - '0')) / 10;
+                c = ok ? c * 10 + (*p - '0') : c;
+            }
+            for (size_t q = 0; ok && q < n; q++)
+                if (!strcmp(v[q].id, f[0]))
+                    why = "a bucket listed twice";
+            if (!ok)
+                why = "expected ID<TAB>COUNT<TAB>INSTRUCTION<TAB>SIGNATURE<TAB>EXPLANATION (ID 16 hex digits, "
+                      "COUNT decimal digits up to 2^63-1)";
+            if (!why) {
+                if (n == cap) {
+                    cap = cap ? 2 * cap : 64;
+                    rf_bucket_line *nv = realloc(v, cap * sizeof *nv);
+                    if (!nv) {
+                        snprintf(err, errlen, "%s: out of memory", path);
+                        rc = -1;
+                        break;
+                    }
+                    v = nv;
+                }
+                v[n++] = (rf_bucket_line){f[0], f[2], f[3], f[4], c, lineno};
+            }
+        }
+        if (why) {
+            snprintf(err, errlen, "%s:%ld: %s", path, lineno, why);
+            rc = -1;
+        }
+    }
+    for (size_t q = 0; q < n && rc == 0; q++)
+        rc = fn(&v[q], ctx);
+    free(v);
+    free(buf);
+    return rc;
+}
+
+static int take_line(const rf_bucket_line *l, void *vctx)
+{
+    rf_buckets *bs = vctx;
+    bk_entry *e = find(bs, l->id);
+    if (!e && !(e = add(bs, l->id)))
+        return -1;
+    e->count = l->count;
+    e->known = 1;
+    snprintf(e->instr, sizeof e->instr, "%s", l->instr);
+    snprintf(e->sig, sizeof e->sig, "%s", l->sig);
+    snprintf(e->words, sizeof e->words, "%s", l->words);
+    return 0;
+}
+
 /* Read buckets.tsv into bs (counts as in the file; known = 1). */
 static int read_tsv(rf_buckets *bs, char *err, size_t errlen)
 {
     char path[1100];
     snprintf(path, sizeof path, "%s/buckets.tsv", bs->root);
-    FILE *f = fopen(path, "r");
-    if (!f)
-        return errno == ENOENT ? 0 : (snprintf(err, errlen, "%s: %s", path, strerror(errno)), -1);
-    char line[1024];
-    while (fgets(line, sizeof line, f)) {
-        if (line[0] == '#' || line[0] == '\n')
-            continue;
-        line[strcspn(line, "\n")] = 0;
-        char *id = strtok(line, "\t"), *cnt = strtok(NULL, "\t"), *in = strtok(NULL, "\t"),
-             *sig = strtok(NULL, "\t"), *words = strtok(NULL, "");
-        if (!id || !cnt || strlen(id) != RF_BUCKET_ID - 1)
-            continue;  /* a line that does not parse is dropped at the next write */
-        bk_entry *e = find(bs, id);
-        if (!e && !(e = add(bs, id))) {
-            fclose(f);
-            snprintf(err, errlen, "out of memory");
-            return -1;
-        }
-        e->count = atoll(cnt);
-        e->known = 1;
-        if (in)
-            snprintf(e->instr, sizeof e->instr, "%s", in);
-        if (sig)
-            snprintf(e->sig, sizeof e->sig, "%s", sig);
-        if (words)
-            snprintf(e->words, sizeof e->words, "%s", words);
-    }
-    fclose(f);
-    return 0;
+    int rc = rf_buckets_read(path, take_line, bs, err, errlen);
+    if (rc < 0 && !err[0])
+        snprintf(err, errlen, "%s: out of memory", path);
+    return rc < 0 ? -1 : 0;
 }
 
 rf_buckets *rf_buckets_open(const char *root, int per_bucket, char *err, size_t errlen)
@@ -179,9 +239,9 @@ int rf_buckets_flush(rf_buckets *bs, char *err, size_t errlen)
     char lock[1100], path[1100];
     snprintf(lock, sizeof lock, "%s/.buckets.lock", bs->root);
     snprintf(path, sizeof path, "%s/buckets.tsv", bs->root);
-    int fd = open(lock, O_RDWR | O_CREAT, 0666);
+    int fd = fs_open_nofollow(lock, O_RDWR | O_CREAT, 0666);
     if (fd < 0 || flock(fd, LOCK_EX) != 0) {
-        snprintf(err, errlen, "%s: cannot lock (%s)", lock, strerror(errno));
+        snprintf(err, errlen, "%s: cannot lock (%s)", lock, fs_strerror(errno));
         if (fd >= 0)
             close(fd);
         return -1;

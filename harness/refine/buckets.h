@@ -47,6 +47,24 @@ long long rf_buckets_new(const rf_buckets *bs);
 /* Disagreements counted but not taken (bucket full, or not offered). */
 long long rf_buckets_counted_only(const rf_buckets *bs);
 
+/* One line of a buckets.tsv, as rf_buckets_read hands it out. */
+typedef struct rf_bucket_line {
+    const char *id, *instr, *sig, *words;
+    long long count;
+    long line;
+} rf_bucket_line;
+
+/* The one reader of buckets.tsv (the store's own and `triage`'s): strict.
+ * Comment and empty lines aside, every line is ID (16 lower-case hex
+ * digits, each ID once) TAB COUNT (decimal digits, at most 2^63-1) TAB
+ * INSTRUCTION (not empty) TAB SIGNATURE TAB EXPLANATION, ended by a newline;
+ * a NUL byte, a line cut short or any other line is an error, and nothing
+ * is taken from the file.  Calls fn for each line once the whole file has
+ * read well.  @return 0, 1 when the file does not exist, -1 on an error
+ * ("FILE:LINE: what was expected" in err) or fn's non-zero value. */
+int rf_buckets_read(const char *path, int (*fn)(const rf_bucket_line *l, void *ctx), void *ctx, char *err,
+                    size_t errlen);
+
 /* Merge this process's counts into root/buckets.tsv.  @return 0 or -1. */
 int rf_buckets_flush(rf_buckets *bs, char *err, size_t errlen);
 

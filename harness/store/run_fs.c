@@ -11,6 +11,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/file.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -301,16 +302,11 @@ static int has_suffix(const char *name, const char *const *suffixes)
 
 static int cmp_str(const void *a, const void *b) { return strcmp(*(char *const *)a, *(char *const *)b); }
 
-int fs_walk(const char *root, const char *const *suffixes, int (*fn)(const char *path, void *ctx), void *ctx,
-            char *err, size_t errlen)
+/* The walk below root: *nlinks counts symbolic links to folders passed over
+ * (first: the first of them). */
+static int walk(const char *root, const char *const *suffixes, int (*fn)(const char *path, void *ctx), void *ctx,
+                char *err, size_t errlen, long *nlinks, char *first, size_t firstlen)
 {
-    struct stat st;
-    if (stat(root, &st) != 0) {
-        snprintf(err, errlen, "%s: cannot open (%s)", root, strerror(errno));
-        return -1;
-    }
-    if (!S_ISDIR(st.st_mode))
-        return fn(root, ctx);
     DIR *d = opendir(root);
     if (!d) {
         snprintf(err, errlen, "%s: cannot read folder (%s)", root, strerror(errno));
@@ -338,20 +334,139 @@ int fs_walk(const char *root, const char *const *suffixes, int (*fn)(const char 
         qsort(names, n, sizeof *names, cmp_str);
     int rc = 0;
     for (size_t i = 0; i < n; i++) {
+        if (rc == 0 && fs_stop_requested())
+            rc = FS_WALK_STOPPED;
         if (rc == 0) {
             char path[4096];
             snprintf(path, sizeof path, "%s/%s", root, names[i]);
-            if (stat(path, &st) == 0) {
-                if (S_ISDIR(st.st_mode))
-                    rc = fs_walk(path, suffixes, fn, ctx, err, errlen);
-                else if (S_ISREG(st.st_mode) && has_suffix(names[i], suffixes))
+            struct stat st, lst;
+            if (lstat(path, &lst) == 0 && stat(path, &st) == 0) {
+                if (S_ISDIR(st.st_mode) && S_ISLNK(lst.st_mode)) {
+                    if (!(*nlinks)++)  /* a link to a folder: never followed (it may loop) */
+                        snprintf(first, firstlen, "%s", path);
+                } else if (S_ISDIR(st.st_mode)) {
+                    rc = walk(path, suffixes, fn, ctx, err, errlen, nlinks, first, firstlen);
+                } else if (S_ISREG(st.st_mode) && has_suffix(names[i], suffixes)) {
                     rc = fn(path, ctx);
+                }
             }
         }
         free(names[i]);
     }
     free(names);
     return rc;
+}
+
+int fs_walk(const char *root, const char *const *suffixes, int (*fn)(const char *path, void *ctx), void *ctx,
+            char *err, size_t errlen)
+{
+    struct stat st;
+    if (stat(root, &st) != 0) {
+        snprintf(err, errlen, "%s: cannot open (%s)", root, strerror(errno));
+        return -1;
+    }
+    if (!S_ISDIR(st.st_mode))
+        return fn(root, ctx);
+    long nlinks = 0;
+    char first[4096] = "";
+    int rc = walk(root, suffixes, fn, ctx, err, errlen, &nlinks, first, sizeof first);
+    /* said once per folder and process (a command may walk a folder twice) */
+    static char said[8][512];
+    static int nsaid;
+    int before = 0;
+    for (int i = 0; i < nsaid && i < 8; i++)
+        before |= !strncmp(said[i], root, sizeof said[i] - 1);
+    if (nlinks && !before) {
+        snprintf(said[nsaid++ % 8], sizeof said[0], "%s", root);
+        fprintf(stderr, "mmafuzz: %s: %ld symbolic link%s to folders not followed (%s%s)\n", root, nlinks,
+                nlinks == 1 ? "" : "s", first, nlinks > 1 ? " and others" : "");
+    }
+    return rc;
+}
+
+/* ------------------------------------------------------------ stop requests */
+
+static volatile sig_atomic_t g_stop_flag;
+
+static void on_stop_signal(int sig)
+{
+    (void)sig;
+    if (g_stop_flag)
+        _exit(130);  /* a second signal: leave now */
+    g_stop_flag = 1;
+}
+
+void fs_stop_install(void)
+{
+    struct sigaction sa;
+    memset(&sa, 0, sizeof sa);
+    sa.sa_handler = on_stop_signal;
+    sigaction(SIGINT, &sa, NULL);
+    sigaction(SIGTERM, &sa, NULL);
+    sigaction(SIGHUP, &sa, NULL);
+}
+
+int fs_stop_requested(void) { return g_stop_flag != 0; }
+
+volatile sig_atomic_t *fs_stop_flag(void) { return &g_stop_flag; }
+
+/* ------------------------------------------------------------ files of the store */
+
+const char *fs_strerror(int e)
+{
+    return e == ELOOP ? "a symbolic link: the store's files are never written through links" : strerror(e);
+}
+
+int fs_open_nofollow(const char *path, int flags, mode_t mode)
+{
+    return open(path, flags | O_NOFOLLOW | O_CLOEXEC, mode);
+}
+
+int fs_lock(const char *path, int shared, char *who, size_t wholen, int *stale)
+{
+    who[0] = 0;
+    *stale = 0;
+    int fd = fs_open_nofollow(path, O_RDWR | O_CREAT, 0666);
+    if (fd < 0)
+        return -1;
+    struct stat st;
+    if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+        close(fd);
+        errno = EINVAL;
+        return -1;
+    }
+    char text[300] = "";
+    ssize_t n = pread(fd, text, sizeof text - 1, 0);
+    text[n > 0 ? n : 0] = 0;
+    char *nl = strchr(text, '\n');
+    if (nl)
+        *nl = 0;
+    long pid = 0;
+    char host[128] = "?", lhost[128] = "?", tail[8];
+    gethostname(host, sizeof host - 1);
+    int named = text[0] && sscanf(text, "pid %ld on host %127s%7s", &pid, lhost, tail) == 2;
+    int dead = named && !strcmp(host, lhost) && kill((pid_t)pid, 0) != 0 && errno == ESRCH;
+    if (flock(fd, (shared ? LOCK_SH : LOCK_EX) | LOCK_NB) != 0) {
+        int e = errno;
+        /* shared holders write no name: a dead one named is the last exclusive holder, not this one */
+        snprintf(who, wholen, "%s", named && !dead ? text : "held shared, by a merge or another process");
+        close(fd);
+        errno = e;
+        return -1;
+    }
+    /* free: the last holder (if named) has ended; said when it was a process of this host that died */
+    if (dead && pid != (long)getpid() && !shared) {
+        snprintf(who, wholen, "%s", text);
+        *stale = 1;
+    }
+    if (!shared) {
+        char me[300];
+        int m = snprintf(me, sizeof me, "pid %ld on host %s\n", (long)getpid(), host);
+        if (ftruncate(fd, 0) == 0 && pwrite(fd, me, (size_t)m, 0) < 0) {
+            /* the holder's name is only for messages */
+        }
+    }
+    return fd;
 }
 
 int fs_sync_dir(const char *path)

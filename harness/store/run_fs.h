@@ -6,7 +6,9 @@
 #ifndef MMAFUZZ_RUN_FS_H
 #define MMAFUZZ_RUN_FS_H
 
+#include <signal.h>
 #include <stddef.h>
+#include <sys/types.h>
 
 /* Create a folder and its parents (like mkdir -p).  @return 0 or -1 (errno). */
 int fs_mkdir_p(const char *path);
@@ -50,10 +52,37 @@ char *fs_read_all(const char *path, size_t *len, char *err, size_t errlen);
 
 /* Call fn(path, ctx) for every regular file under root whose name ends in
  * one of the suffixes (NULL-terminated list), in sorted order; root may be
- * a file itself.  Stops when fn returns non-zero and returns that value.
+ * a file itself (or a link to a folder).  Below root, symbolic links to
+ * folders are not followed (they may loop): one line on stderr says how
+ * many were passed over.  Stops when fn returns non-zero and returns that
+ * value, or FS_WALK_STOPPED when a stop request came (fs_stop_requested).
  * @return 0, fn's value, or -1 when root cannot be read (message in err). */
+#define FS_WALK_STOPPED 130
 int fs_walk(const char *root, const char *const *suffixes, int (*fn)(const char *path, void *ctx), void *ctx,
             char *err, size_t errlen);
+
+/* Stop requests: fs_stop_install makes SIGINT, SIGTERM and SIGHUP set a
+ * flag that long loops poll (fs_stop_requested, or the flag itself); a
+ * second signal ends the process at once (exit 130). */
+void fs_stop_install(void);
+int fs_stop_requested(void);
+volatile sig_atomic_t *fs_stop_flag(void);
+
+/* open(2) that never follows a symbolic link in the last component (ELOOP)
+ * and closes on exec: every file of a store not written by fs_write_atomic
+ * (locks, stats.jsonl) is opened so, and nothing is written outside it. */
+int fs_open_nofollow(const char *path, int flags, mode_t mode);
+/* strerror, but ELOOP (what fs_open_nofollow gives for a link) said as "a symbolic link: ...". */
+const char *fs_strerror(int e);
+
+/* Take the lock file path (created if missing, never through a link):
+ * flock(2), exclusive or shared, without waiting.  Exclusive holders write
+ * "pid N on host H" into it.  @return the descriptor (held until closed or
+ * the process ends), or -1: errno EWOULDBLOCK when another process holds it
+ * (who: its "pid N on host H"), else the cause (ELOOP: a link).  *stale = 1
+ * when the lock was free but names a process of this host that is dead
+ * (who: that name): the caller says it takes it over. */
+int fs_lock(const char *path, int shared, char *who, size_t wholen, int *stale);
 
 /* @return 1 if path is a folder. */
 int fs_is_dir(const char *path);
@@ -69,8 +98,9 @@ int fs_is_dir(const char *path);
  * stats.write (ENOSPC: a line of stats.jsonl); the windows of a campaign,
  * for kill tests: finding.write (inside a finding's write: the temporary
  * file complete, not yet linked into place), state.write (the same for a
- * shard's state), finding.filed (a finding filed, the state that counts it
- * not yet written).  Unset: no faults.
+ * shard's state, and a plain run's campaign.state), finding.filed (a
+ * finding filed, the state that counts it not yet written).  Unset: no
+ * faults.
  * @return 0 to go on, or the errno value the operation must fail with. */
 int fs_fault(const char *point, size_t units);
 

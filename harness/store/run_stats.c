@@ -6,6 +6,8 @@
 #include "run_fs.h"
 
 #include <errno.h>
+#include <fcntl.h>
+#include <sys/stat.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -35,9 +37,49 @@ int rs_open(rs_stats *s, const char *out_dir)
         snprintf(s->json_path, sizeof s->json_path, "%s/stats.jsonl", out_dir);
     if (gethostname(s->host, sizeof s->host - 1) != 0)
         snprintf(s->host, sizeof s->host, "?");
-    s->json = fopen(s->json_path, "a");
+    /* never through a link (nothing is written outside the store); a torn last
+     * record (a write cut short: a full disk, a kill) is cut off first */
+    int fd = fs_open_nofollow(s->json_path, O_RDWR | O_APPEND | O_CREAT, 0666);
+    struct stat st;
+    if (fd >= 0 && fstat(fd, &st) == 0 && !S_ISREG(st.st_mode)) {
+        close(fd);
+        fd = -1;
+        errno = EINVAL;
+    }
+    if (fd >= 0 && st.st_size > 0) {
+        off_t end = st.st_size, keep = -1;
+        char buf[4096];
+        while (end > 0 && keep < 0) {
+            off_t at = end > (off_t)sizeof buf ? end - (off_t)sizeof buf : 0;
+            ssize_t n = pread(fd, buf, (size_t)(end - at), at);
+            if (n != end - at)
+                break;
+            if (end == st.st_size && buf[n - 1] == '\n') {
+                keep = st.st_size;  /* whole */
+                break;
+            }
+            for (ssize_t i = n - 1; i >= 0 && keep < 0; i--)
+                if (buf[i] == '\n')
+                    keep = at + i + 1;
+            end = at;
+        }
+        if (keep < 0)
+            keep = 0;
+        if (keep < st.st_size) {
+            if (ftruncate(fd, keep) == 0)
+                fprintf(stderr, "mmafuzz run: %s: a torn last record (%lld bytes without a newline: a write cut "
+                                "short) dropped\n", s->json_path, (long long)(st.st_size - keep));
+            else
+                fprintf(stderr, "mmafuzz run: %s: a torn last record, cannot cut it off (%s)\n", s->json_path,
+                        strerror(errno));
+        }
+    }
+    s->json = fd >= 0 ? fdopen(fd, "a") : NULL;
     if (!s->json) {
-        fprintf(stderr, "mmafuzz run: %s: cannot open for appending (%s)\n", s->json_path, strerror(errno));
+        fprintf(stderr, "mmafuzz run: %s: cannot open for appending (%s)\n", s->json_path,
+                fs_strerror(errno));
+        if (fd >= 0)
+            close(fd);
         s->json_failed = 1;
     }
     s->tty = isatty(2);

@@ -16,6 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/file.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 int st_canonical(const mf_instr *in, const mf_case *cs, char *buf, size_t len)
@@ -218,6 +219,26 @@ st_error st_check_writable(const char *root, char *err, size_t errlen)
     return ST_OK;
 }
 
+int st_lock(const char *root, int shared, char *err, size_t errlen)
+{
+    if (fs_mkdir_p(root)) {
+        int e = errno;
+        snprintf(err, errlen, "%s: cannot create the folder (%s)", root, strerror(e));
+        return -1;
+    }
+    char path[1100], who[300];
+    snprintf(path, sizeof path, "%s/.store-lock", root);
+    int stale = 0;
+    int fd = fs_lock(path, shared, who, sizeof who, &stale);
+    if (fd < 0 && errno == EWOULDBLOCK)
+        snprintf(err, errlen, "%s: another process writes this store (%s); one writer per store", root, who);
+    else if (fd < 0)
+        snprintf(err, errlen, "%s: cannot lock (%s)", path, fs_strerror(errno));
+    else if (stale)
+        fprintf(stderr, "mmafuzz: %s: the lock of %s, which is no longer running, taken over\n", root, who);
+    return fd;
+}
+
 st_error st_open(store *s, const char *root, char *err, size_t errlen)
 {
     memset(s, 0, sizeof *s);
@@ -252,7 +273,9 @@ int st_file(store *s, const mf_instr *in, const char *hex, const char *sig, cons
         snprintf(e->instr, sizeof e->instr, "%s", in->name);
         snprintf(e->sig, sizeof e->sig, "%s", sig);
     }
-    if (e->delta < LONG_MAX)
+    if (e->reconciled)
+        e->reconciled = 0;  /* this sighting was counted when its file was found outside the index */
+    else if (e->delta < LONG_MAX)
         e->delta++;
     s->dirty = 1;
     if (fs_mkdir_p(dir)) {
@@ -260,8 +283,88 @@ int st_file(store *s, const mf_instr *in, const char *hex, const char *sig, cons
         snprintf(err, errlen, "%s: cannot create the folder (%s)", dir, strerror(en));
         return fail(s, from_errno(en));
     }
+    /* the instruction's folders (ARCH, ARCH/QUALIFIER) are the store's own, not links out of it */
+    char *cut = dir + strlen(s->root) + 1;
+    for (int level = 0; level < 2; level++) {
+        char keep = 0, *slash = level == 0 ? strchr(cut, '/') : NULL;
+        if (slash) {
+            keep = *slash;
+            *slash = 0;
+        }
+        struct stat lst;
+        int link = lstat(dir, &lst) == 0 && S_ISLNK(lst.st_mode);
+        if (link) {
+            snprintf(err, errlen, "%s: cannot file %s there (a symbolic link: the store's files are never written "
+                                  "through links)", dir, hex);
+            return fail(s, ST_ERR_IO);
+        }
+        if (slash)
+            *slash = keep;
+    }
     int rc = fs_write_atomic_at("finding.write", path, text, len, 0, err, errlen);
     return rc < 0 ? fail(s, from_errno(errno)) : rc == 0 ? 1 : 0;
+}
+
+static int store_name(const char *path, char hex[ST_HASH_HEX]);
+
+typedef struct reconcile_ctx {
+    store *s;
+    size_t rootlen;
+    long added, odd;
+    int oom;
+} reconcile_ctx;
+
+static int reconcile_one(const char *path, void *vctx)
+{
+    reconcile_ctx *c = vctx;
+    char hex[ST_HASH_HEX], instr[160];
+    const char *rel = path + c->rootlen + 1, *base = strrchr(path, '/');
+    if (!base || base <= rel || !store_name(path, hex) || st_find(c->s, hex))
+        return 0;
+    size_t n = (size_t)(base - rel);
+    if (n >= sizeof instr) {
+        c->odd++;
+        return 0;
+    }
+    memcpy(instr, rel, n);
+    instr[n] = 0;
+    if (!mf_instr_find(instr)) {
+        c->odd++;  /* not in a folder of an instruction: not a finding of this store */
+        return 0;
+    }
+    /* its signature class, from the header the store wrote */
+    char sig[32] = "-", err[300];
+    size_t len;
+    char *text = fs_read_all(path, &len, err, sizeof err);
+    const char *p = text ? strstr(text, "\n# signature: ") : NULL;
+    if (p)
+        snprintf(sig, sizeof sig, "%.*s", (int)strcspn(p + 14, " \n\t"), p + 14);
+    free(text);
+    st_entry *e = add_entry(c->s, hex);
+    if (!e) {
+        c->oom = 1;
+        return 1;
+    }
+    snprintf(e->instr, sizeof e->instr, "%s", instr);
+    snprintf(e->sig, sizeof e->sig, "%s", sig[0] ? sig : "-");
+    e->delta = 1;
+    e->reconciled = 1;
+    c->s->dirty = 1;
+    c->added++;
+    return 0;
+}
+
+long st_reconcile(store *s, char *err, size_t errlen)
+{
+    static const char *const vec[] = {".vec", NULL};
+    reconcile_ctx c = {s, strlen(s->root), 0, 0, 0};
+    if (fs_walk(s->root, vec, reconcile_one, &c, err, errlen) < 0)
+        return fail(s, ST_ERR_IO);
+    if (c.oom) {
+        snprintf(err, errlen, "out of memory");
+        return fail(s, ST_ERR_NOMEM);
+    }
+    return c.added;
 }
 
 st_error st_flush(store *s, char *err, size_t errlen)
@@ -270,10 +373,10 @@ st_error st_flush(store *s, char *err, size_t errlen)
         return ST_OK;
     char lock[1100];
     snprintf(lock, sizeof lock, "%s/.lock", s->root);
-    int fd = open(lock, O_RDWR | O_CREAT | O_CLOEXEC, 0666);
+    int fd = fs_open_nofollow(lock, O_RDWR | O_CREAT, 0666);
     if (fd < 0 || flock(fd, LOCK_EX) != 0) {
         int en = errno;
-        snprintf(err, errlen, "%s: cannot lock (%s)", lock, strerror(en));
+        snprintf(err, errlen, "%s: cannot lock (%s)", lock, fs_strerror(en));
         if (fd >= 0)
             close(fd);
         return fail(s, from_errno(en));

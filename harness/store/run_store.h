@@ -49,6 +49,8 @@ typedef struct st_entry {
     long count;  /* as last read or written; saturates at LONG_MAX */
     long delta;  /* seen by this process since the last flush */
     int run_seen; /* for the caller: seen by this run */
+    int reconciled; /* its file was found outside the index (st_reconcile) and counted once: the next
+                       sighting of this process is that one */
 } st_entry;
 
 typedef struct store {
@@ -65,6 +67,14 @@ typedef struct store {
  * removing a file in it.  @return ST_OK or an error (message in err). */
 st_error st_check_writable(const char *root, char *err, size_t errlen);
 
+/* One writer per store: take root/.store-lock (root created if missing;
+ * fs_lock in run_fs.h), exclusive for a process that writes the store
+ * (`run`), shared for one that adds to it beside others (`merge`).  A lock
+ * left by a dead process of this host is taken over with a message.
+ * @return the descriptor, held until the process ends, or -1 (message in
+ * err: "ROOT: another process writes this store (pid N on host H)"). */
+int st_lock(const char *root, int shared, char *err, size_t errlen);
+
 /* Open (create) a store under root, check that it is writable
  * (st_check_writable) and read its index.  @return ST_OK or an error. */
 st_error st_open(store *s, const char *root, char *err, size_t errlen);
@@ -79,6 +89,12 @@ st_entry *st_find(store *s, const char *hex);
  * on error. */
 int st_file(store *s, const mf_instr *in, const char *hex, const char *sig, const char *text, size_t len,
             char *err, size_t errlen);
+
+/* Index the finding files under root that the index lacks (written after
+ * its last checkpoint by a process that then died or hit a full disk):
+ * each counted once, its first sighting by this process being that one.
+ * @return how many, or an st_error (< 0; message in err). */
+long st_reconcile(store *s, char *err, size_t errlen);
 
 /* Write the index (under a lock, merging with what other processes wrote).
  * @return ST_OK or an error. */

@@ -839,7 +839,7 @@ static run_err select_instrs(const run_opts *o, mf_device *dev, run_instr **out,
         for (int i = 0; i < ni; i++)
             for (int q = 0; q < nt; q++)
                 if (!strcmp(t[q].name, ri[i].in->name))
-                    ri[i].next_tile = ri[i].done_tile = t[q].tile;
+                    ri[i].next_tile = ri[i].done_tile = ri[i].start_tile = t[q].tile;
         free(t);
     }
     /* quotas: -runs split evenly over the instructions (rounded up, without overflow) */
@@ -850,8 +850,9 @@ static run_err select_instrs(const run_opts *o, mf_device *dev, run_instr **out,
     return RUN_OK;
 }
 
-/* Write OUT/campaign.state with the tile counters of the campaign. */
-static run_err save_state(const run_opts *o, const run_instr *ri, int ni, char *err, size_t errlen)
+/* Write OUT/campaign.state with the tile counters of the campaign and what
+ * is left of the budget after `elapsed` seconds. */
+static run_err save_state(const run_opts *o, const run_instr *ri, int ni, double elapsed, char *err, size_t errlen)
 {
     if (o->campaign)  /* the shard's state is kept up to date in o->cstate as batches are counted */
         return cp_state_write(o->shard_dir, o->cstate, err, errlen) ? RUN_ERR_STORE : RUN_OK;
@@ -864,7 +865,16 @@ static run_err save_state(const run_opts *o, const run_instr *ri, int ni, char *
         snprintf(t[i].name, sizeof t[i].name, "%s", ri[i].in->name);
         t[i].tile = ri[i].done_tile;
     }
-    run_err rc = run_state_write(o, t, ni, err, errlen);
+    run_state_budget left = {-1, -1};
+    if (o->runs >= 0) {
+        long long done = 0;
+        for (int i = 0; i < ni && done < o->runs; i++)
+            done += (long long)(ri[i].done_tile - ri[i].start_tile) * ri[i].m * ri[i].n;
+        left.cases = done < o->runs ? o->runs - done : 0;
+    }
+    if (o->max_time)
+        left.seconds = elapsed < (double)o->max_time ? o->max_time - (long long)elapsed : 0;
+    run_err rc = run_state_write(o, &left, t, ni, err, errlen);
     free(t);
     return rc;
 }
@@ -1045,7 +1055,7 @@ static void checkpoint(loop_ctx *L)
         fprintf(stderr, "mmafuzz run: %s\n", err);
         loop_fail(L, RUN_ERR_STORE);
     } else {
-        run_err se = save_state(L->o, L->ri, L->ni, err, sizeof err);
+        run_err se = save_state(L->o, L->ri, L->ni, rs_now() - L->t_start, err, sizeof err);
         if (se != RUN_OK) {
             fprintf(stderr, "mmafuzz run: %s\n", err);
             loop_fail(L, se);
@@ -1563,7 +1573,7 @@ run_err run_loop(const run_opts *o, mf_device *dev, run_instr *ri, int ni, long 
         if (status == RUN_OK)
             status = RUN_ERR_STORE;
     }
-    run_err se = save_state(o, ri, ni, err, sizeof err);
+    run_err se = save_state(o, ri, ni, rs_now() - L.t_start, err, sizeof err);
     if (se != RUN_OK) {
         fprintf(stderr, "mmafuzz run: %s\n", err);
         if (status == RUN_OK)

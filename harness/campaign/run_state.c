@@ -10,7 +10,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-run_err run_state_write(const run_opts *o, const run_state_tile *tiles, int n, char *err, size_t errlen)
+run_err run_state_write(const run_opts *o, const run_state_budget *left, const run_state_tile *tiles, int n,
+                        char *err, size_t errlen)
 {
     char *buf = malloc(4096 + (size_t)(o->npat + o->ncorpus) * 220 + (size_t)n * 200);
     if (!buf) {
@@ -28,6 +29,12 @@ run_err run_state_write(const run_opts *o, const run_state_tile *tiles, int n, c
         pos += (size_t)sprintf(buf + pos, "pattern %.200s\n", o->pat[p]);
     for (int c = 0; c < o->ncorpus; c++)
         pos += (size_t)sprintf(buf + pos, "corpus %.200s\n", o->corpus[c]);
+    char cs[24] = "-", ss[24] = "-";
+    if (left->cases >= 0)
+        snprintf(cs, sizeof cs, "%lld", left->cases);
+    if (left->seconds >= 0)
+        snprintf(ss, sizeof ss, "%lld", left->seconds);
+    pos += (size_t)sprintf(buf + pos, "budget %s %s\n", cs, ss);
     for (int i = 0; i < n; i++)
         pos += (size_t)sprintf(buf + pos, "tile %.159s %llu\n", tiles[i].name, tiles[i].tile);
     char path[1100];
@@ -91,6 +98,24 @@ run_err run_state_read(const char *dir, run_opts *o, int have_mix, int have_dev,
             } else if (!strcmp(key, "version") && strcmp(val, "1")) {
                 fprintf(stderr, "%s:%d: expected state version 1\n", path, lineno);
                 rc = RUN_ERR_INPUT;
+            } else if (!strcmp(key, "budget")) {
+                char c[32], t[32], extra;
+                long long v[2] = {-1, -1};
+                int bad = sscanf(val, "%31s %31s %c", c, t, &extra) != 2;
+                for (int q = 0; q < 2 && !bad; q++) {
+                    const char *x = q ? t : c;
+                    if (strcmp(x, "-") && cli_parse_decimal(x, &v[q]))
+                        bad = 1;
+                }
+                if (bad) {
+                    fprintf(stderr, "%s:%d: expected 'budget CASES SECONDS' (decimal numbers or '-'), got '%s'\n",
+                            path, lineno, val);
+                    rc = RUN_ERR_INPUT;
+                } else if (!o->args.v[CLI_F_run_runs].given && !o->args.v[CLI_F_run_max_total_time].given) {
+                    /* the interrupted run's budget: what was left of it (0 left of either: spent) */
+                    o->runs = v[0] == 0 || v[1] == 0 ? 0 : v[0];
+                    o->max_time = v[1] > 0 ? v[1] : 0;
+                }
             } else if (!strcmp(key, "version")) {
             } else if (!strcmp(key, "generators")) {
                 if (strtol(val, NULL, 10) != MF_GEN_VERSION)
@@ -120,8 +145,8 @@ run_err run_state_read(const char *dir, run_opts *o, int have_mix, int have_dev,
                     o->corpus[nc++] = v;
                 }
             } else {
-                fprintf(stderr, "%s:%d: expected seed, device, model, mix, pattern, corpus or tile lines\n", path,
-                        lineno);
+                fprintf(stderr, "%s:%d: expected seed, device, model, mix, pattern, corpus, budget or tile lines\n",
+                        path, lineno);
                 rc = RUN_ERR_INPUT;
             }
         } else {

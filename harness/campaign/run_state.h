@@ -16,12 +16,24 @@ typedef struct run_state_tile {
     unsigned long long tile;
 } run_state_tile;
 
-/* Write OUT/campaign.state: o's settings and the n counters.
- * @return RUN_OK, or RUN_ERR_STORE / RUN_ERR_NOMEM (message in err). */
-run_err run_state_write(const run_opts *o, const run_state_tile *tiles, int n, char *err, size_t errlen);
+/* What is left of a run's budget when its state is written: the line
+ * "budget CASES SECONDS", '-' for no limit.  A resume without -runs or
+ * -max_total_time finishes it; a state without the line (older versions)
+ * resumes without a limit. */
+typedef struct run_state_budget {
+    long long cases;    /* of -runs; -1: no limit */
+    long long seconds;  /* of -max_total_time; -1: no limit */
+} run_state_budget;
+
+/* Write OUT/campaign.state: o's settings, what is left of the budget and
+ * the n counters.  @return RUN_OK, or RUN_ERR_STORE / RUN_ERR_NOMEM (message in err). */
+run_err run_state_write(const run_opts *o, const run_state_budget *left, const run_state_tile *tiles, int n,
+                        char *err, size_t errlen);
 
 /* Read DIR/campaign.state into o (options given on the command line win:
- * have_mix, have_dev, o->model, o->npat, o->ncorpus, o->seed_given) and the
+ * have_mix, have_dev, o->model, o->npat, o->ncorpus, o->seed_given; the
+ * budget line sets o->runs and o->max_time unless o->args has -runs or
+ * -max_total_time, a spent budget as -runs 0) and the
  * tile counters into *tiles (malloc'd; free it).  Strings read live until
  * the process ends.  @return RUN_OK, or RUN_ERR_INPUT with a "FILE:LINE:"
  * message printed. */

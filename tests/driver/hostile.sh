@@ -93,33 +93,48 @@ campaign_default)
     SLURM_ARRAY_TASK_ID=1 expect 2 "expected -shard I/N" env -u MMAFUZZ_SHARDS "$EXE" run --campaign c -jobs 1
     ;;
 resume_budget)
-    # -runs 1280000 on one instruction = 10000 tiles of 128 cases (tile = M x N = 16 x 8),
-    # about 1.7 s on one core of the Release build: Ctrl-C after 0.7 s stops it part way
-    "$EXE" run --instr "$INSTR" --device model:ampere -seed 5 --out r -runs 1280000 -batch 12800 -jobs 1 >r.out 2>&1 &
+    # -runs 128000000 on one instruction = 1000000 tiles of 128 cases (tile = M x N = 16 x 8): minutes of
+    # work, stopped by Ctrl-C after half a second
+    T=1000000
+    "$EXE" run --instr "$INSTR" --device model:ampere -seed 5 --out r -runs $((T * 128)) -batch 12800 -jobs 1 \
+        >r.out 2>&1 &
     pid=$!
-    sleep 0.7
+    sleep 0.5
     kill -INT $pid
     wait $pid
     t1=$(sed -n "s|^tile $INSTR ||p" r/campaign.state)
-    [ -n "$t1" ] && [ "$t1" -lt 10000 ] || bad "first part: expected an interrupted run below tile 10000, got '$t1'"
-    grep -q "^budget [0-9]* -$" r/campaign.state || bad "state: no 'budget CASES -' line: $(grep budget r/campaign.state)"
+    [ -n "$t1" ] && [ "$t1" -lt $T ] || bad "first part: expected an interrupted run below tile $T, got '$t1'"
     left=$(sed -n 's/^budget \([0-9]*\) -$/\1/p' r/campaign.state)
-    [ "$left" = $(((10000 - t1) * 128)) ] || bad "state: budget $left cases left, expected (10000 - $t1) x 128"
-    timeout 60 "$EXE" run --resume r -jobs 1 >r2.out 2>r2.err
+    [ "$left" = $(((T - t1) * 128)) ] || bad "state: budget '$left' cases left, expected ($T - $t1) x 128"
+    # resumed without -runs: the same budget goes on (the state after a second Ctrl-C has what is left of it)
+    "$EXE" run --resume r -batch 12800 -jobs 1 >r2.out 2>r2.err &
+    pid=$!
+    sleep 0.5
+    kill -INT $pid
+    wait $pid
+    grep -q "finishing the interrupted run's budget: $left cases, no limit of time left" r2.err ||
+        bad "resume: no note of the budget: $(head -3 r2.err)"
+    t2=$(sed -n "s|^tile $INSTR ||p" r/campaign.state)
+    left2=$(sed -n 's/^budget \([0-9]*\) -$/\1/p' r/campaign.state)
+    [ "$left2" = $(((T - t2) * 128)) ] || bad "state after the resume: budget '$left2', expected ($T - $t2) x 128"
+    # a run with 12800 cases (100 tiles) left finishes them and stops by itself
+    sed -i 's/^budget .*/budget 12800 -/' r/campaign.state
+    timeout 120 "$EXE" run --resume r -batch 12800 -jobs 1 >r3.out 2>r3.err
     rc=$?
-    [ $rc -eq 124 ] && bad "resume without -runs did not stop in 60 s"
-    grep -q "^tile $INSTR 10000$" r/campaign.state || bad "resume: did not finish at tile 10000: $(grep ^tile r/campaign.state)"
-    grep -q "finishing the interrupted run's budget: $left cases" r2.err || bad "resume: no note of the budget: $(cat r2.err)"
-    grep -q "^budget 0 -$" r/campaign.state || bad "resume: state does not say the budget is spent"
+    [ $rc -eq 0 ] || [ $rc -eq 1 ] || bad "resume of 12800 cases: exit $rc (124: it did not stop)"
+    grep -q "^tile $INSTR $((t2 + 100))$" r/campaign.state || bad "resume: expected tile $((t2 + 100)): $(grep ^tile r/campaign.state)"
+    grep -q "^budget 0 -$" r/campaign.state || bad "resume: the state does not say the budget is spent"
     # spent: a resume runs nothing and says how to run more
     expect 0 "budget of the run in r is spent" timeout 60 "$EXE" run --resume r -jobs 1
-    grep -q "^tile $INSTR 10000$" r/campaign.state || bad "resume of a spent run ran tiles"
+    grep -q "^tile $INSTR $((t2 + 100))$" r/campaign.state || bad "resume of a spent run ran tiles"
     # -runs given wins
     timeout 60 "$EXE" run --resume r -runs 1280 -jobs 1 >/dev/null 2>&1
-    grep -q "^tile $INSTR 10010$" r/campaign.state || bad "resume -runs 1280: expected tile 10010: $(grep ^tile r/campaign.state)"
+    grep -q "^tile $INSTR $((t2 + 110))$" r/campaign.state || bad "resume -runs 1280: expected tile $((t2 + 110))"
     # an older state without the line: no limit, as before (stopped by -max_total_time here)
     sed -i '/^budget /d' r/campaign.state
-    expect 0 "" timeout 60 "$EXE" run --resume r -jobs 1 -max_total_time 1
+    timeout 60 "$EXE" run --resume r -jobs 1 -max_total_time 1 >/dev/null 2>err.txt
+    rc=$?
+    [ $rc -eq 0 ] || [ $rc -eq 1 ] || bad "resume of a state without a budget line: exit $rc"
     grep -q "finishing the interrupted" err.txt && bad "a state without a budget line gave a budget"
     # a broken budget line: FILE:LINE
     sed -i 's/^seed /budget x y\nseed /' r/campaign.state

@@ -115,6 +115,16 @@ static int set_value(const char *cmd, const cli_flag *f, const char *v, cli_val 
     case CLI_BOOL:
         return 0;
     case CLI_STR:
+        if (!*v) {  /* an empty folder or file name is not the current folder, nor a name the system refuses */
+            const char *mv = f->metavar ? f->metavar : "";
+            if (strstr(mv, "DIR"))
+                fprintf(stderr, "mmafuzz %s: %s%s: the folder name is empty\n", cmd, dash, nm);
+            else if (strstr(mv, "FILE"))
+                fprintf(stderr, "mmafuzz %s: %s%s: the file name is empty\n", cmd, dash, nm);
+            else
+                fprintf(stderr, "mmafuzz %s: %s%s: empty value (expected %s)\n", cmd, dash, nm, mv);
+            return -1;
+        }
         val->s = v;
         return 0;
     case CLI_ARCH:

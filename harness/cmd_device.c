@@ -5,6 +5,7 @@
  */
 #include "cli.h"
 #include "instr_select.h"
+#include "json.h"
 #include "mf_device.h"
 #include "mmafuzz_gen.h"
 #include "vecfile.h"
@@ -16,22 +17,6 @@
 #include <time.h>
 
 /* ---------------------------------------------------------------- devices */
-
-/* Print s as a JSON string. */
-static void json_str(const char *s)
-{
-    putchar('"');
-    for (; *s; s++) {
-        unsigned char c = (unsigned char)*s;
-        if (c == '"' || c == '\\')
-            printf("\\%c", c);
-        else if (c < 0x20)
-            printf("\\u%04x", c);
-        else
-            putchar(c);
-    }
-    putchar('"');
-}
 
 /* `devices --json`: every CUDA and HIP device, as one JSON object. */
 static int devices_json(void)
@@ -48,29 +33,32 @@ static int devices_json(void)
             char spec[32], err[512];
             snprintf(spec, sizeof spec, "%s:%d", backends[q].name, d);
             mf_device *dev;
-            printf("%s{\"spec\": \"%s\", \"backend\": \"%s\"", first ? "" : ", ", spec, backends[q].name);
+            printf("%s{\"spec\": ", first ? "" : ", ");
+            json_put_str(stdout, spec);
+            printf(", \"backend\": ");
+            json_put_str(stdout, backends[q].name);
             first = 0;
             if (mf_device_open(spec, &dev, err, sizeof err)) {
                 printf(", \"error\": ");
-                json_str(err);
+                json_put_str(stdout, err);
                 printf("}");
                 continue;
             }
             const mf_device_info *di = mf_device_get_info(dev);
             printf(", \"name\": ");
-            json_str(di->name);
+            json_put_str(stdout, di->name);
             printf(", \"arch\": ");
-            json_str(di->arch);
+            json_put_str(stdout, di->arch);
             printf(", \"table_arch\": ");
-            json_str(di->model_arch < MF_ARCH_COUNT ? mf_arch_name(di->model_arch) : "");
+            json_put_str(stdout, di->model_arch < MF_ARCH_COUNT ? mf_arch_name(di->model_arch) : "");
             printf(", \"driver\": ");
-            json_str(di->driver);
+            json_put_str(stdout, di->driver);
             printf(", \"runtime\": ");
-            json_str(di->runtime);
+            json_put_str(stdout, di->runtime);
             printf(", \"uuid\": ");
-            json_str(di->uuid);
+            json_put_str(stdout, di->uuid);
             printf(", \"pci_bus_id\": ");
-            json_str(di->pci_bus_id);
+            json_put_str(stdout, di->pci_bus_id);
             printf("}");
             mf_device_close(dev);
         }

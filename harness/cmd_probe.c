@@ -123,12 +123,12 @@ int cmd_probe(int argc, char **argv)
     if (check_row)
         printf("; %d disagree with their table row", nbad);
     printf("\n");
+    mf_arch arch = di->model_arch;  /* di belongs to dev: read it before the close */
     mf_device_close(dev);
     if (status)
         return status;
     if (!ninstr) {
-        fprintf(stderr, "mmafuzz probe: no instruction of %s that the device runs is selected\n",
-                mf_arch_name(di->model_arch));
+        fprintf(stderr, "mmafuzz probe: no instruction of %s that the device runs is selected\n", mf_arch_name(arch));
         return 2;
     }
     return ndiff || nbad ? 1 : 0;

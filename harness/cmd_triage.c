@@ -15,6 +15,7 @@
 #include "campaign.h"
 #include "cli.h"
 #include "instr_select.h"
+#include "json.h"
 #include "refine.h"
 #include "run_fs.h"
 #include "run_store.h"
@@ -218,8 +219,18 @@ static int read_counts(tr_ctx *t, const char *dir)
     return rc;
 }
 
-static void count_shards(tr_ctx *t)
+/* Count the shard states read; -1 (message printed) for shards of one
+ * campaign cut into different numbers N, whose tiles overlap (as report). */
+static int count_shards(tr_ctx *t)
 {
+    for (int k = 0; k < t->nsh; k++)
+        for (int j = 0; j < k; j++)
+            if (!strcmp(t->sh[j]->id, t->sh[k]->id) && t->sh[j]->nshards != t->sh[k]->nshards) {
+                fprintf(stderr, "mmafuzz triage: campaign %s: shards of %d and of %d: their tiles overlap; triage the "
+                                "shards of one N (merge them into separate folders)\n", t->sh[k]->id,
+                        t->sh[j]->nshards, t->sh[k]->nshards);
+                return -1;
+            }
     for (int k = 0; k < t->nsh; k++) {
         const cp_state *s = t->sh[k];
         for (size_t b = 0; b < s->nbk; b++)
@@ -230,6 +241,7 @@ static void count_shards(tr_ctx *t)
     free(t->sh);
     t->sh = NULL;
     t->nsh = 0;
+    return 0;
 }
 
 static void finish_file(tr_ctx *t)
@@ -330,20 +342,6 @@ static int by_count(const void *x, const void *y)
     return strcmp(a->b.id, b->b.id);
 }
 
-static void json_str(FILE *f, const char *s)
-{
-    fputc('"', f);
-    for (; *s; s++) {
-        if (*s == '"' || *s == '\\')
-            fprintf(f, "\\%c", *s);
-        else if ((unsigned char)*s < 0x20)
-            fprintf(f, "\\u%04x", *s);
-        else
-            fputc(*s, f);
-    }
-    fputc('"', f);
-}
-
 /* Candidate evaluations per second on one core: explanations of random cases. */
 static int triage_bench(const char *const *pats, int npat, long long runs)
 {
@@ -414,10 +412,12 @@ int cmd_triage(int argc, char **argv)
     int bad_counts = 0;
     for (int i = 0; i < np; i++)  /* the counts first: a bucket's description from its files replaces theirs */
         bad_counts |= read_counts(&t, paths[i]) != 0;
-    count_shards(&t);
+    if (count_shards(&t))
+        return 2;
     long skipped = st_read(paths, np, on_case, &t);
     finish_file(&t);
-    qsort(t.bk, t.n, sizeof *t.bk, by_count);
+    if (t.n)  /* qsort's array may not be NULL, even for no element */
+        qsort(t.bk, t.n, sizeof *t.bk, by_count);
     size_t unexplained = 0;
     for (size_t i = 0; i < t.n; i++)
         unexplained += !t.bk[i].b.explained;
@@ -430,19 +430,21 @@ int cmd_triage(int argc, char **argv)
             printf("null, \"buckets\": [");
         for (size_t i = 0; i < t.n; i++) {
             const tr_bucket *e = &t.bk[i];
-            printf("%s\n  {\"id\": \"%s\", \"instr\": ", i ? "," : "", e->b.id);
-            json_str(stdout, e->in->name);
+            printf("%s\n  {\"id\": ", i ? "," : "");
+            json_put_str(stdout, e->b.id);
+            printf(", \"instr\": ");
+            json_put_str(stdout, e->in->name);
             printf(", \"model\": ");
-            json_str(stdout, e->model->name);
+            json_put_str(stdout, e->model->name);
             printf(", \"key\": ");
-            json_str(stdout, e->b.key);
+            json_put_str(stdout, e->b.key);
             if (e->count >= 0)
                 printf(", \"disagreements\": %lld", e->count);
             else
                 printf(", \"disagreements\": null");
             printf(", \"files\": %ld, \"explained\": %s, \"explanation\": ", e->files,
                    e->b.explained ? "true" : "false");
-            json_str(stdout, e->b.words);
+            json_put_str(stdout, e->b.words);
             printf(", \"also\": [");
             size_t row = (size_t)(e->model - mf_instr_table);
             const rf_catalogue *cat = row < 1024 ? t.cats[row] : NULL;
@@ -450,20 +452,20 @@ int cmd_triage(int argc, char **argv)
                 if (!e->vfiles[v] || !strcmp(cat->v[v].what, e->b.words))
                     continue;
                 printf("%s{\"variant\": ", first ? "" : ", ");
-                json_str(stdout, cat->v[v].what);
+                json_put_str(stdout, cat->v[v].what);
                 printf(", \"files\": %ld}", e->vfiles[v]);
                 first = 0;
             }
             printf("], \"exemplar\": ");
-            json_str(stdout, e->exemplar);
+            json_put_str(stdout, e->exemplar);
             printf(", \"eval\": ");
-            json_str(stdout, e->eval_line);
+            json_put_str(stdout, e->eval_line);
             printf(", \"first_seen\": ");
-            json_str(stdout, e->first);
+            json_put_str(stdout, e->first);
             printf(", \"last_seen\": ");
-            json_str(stdout, e->last);
+            json_put_str(stdout, e->last);
             printf(", \"devices\": ");
-            json_str(stdout, e->devices);
+            json_put_str(stdout, e->devices);
             printf("}");
         }
         printf("\n]}\n");

@@ -31,6 +31,12 @@ int instr_select_check(const char *cmd, const char *what, const char *const *pat
 {
     int bad = 0;
     for (int p = 0; p < npat; p++) {
+        if (patterns[p] && !patterns[p][0]) {  /* as a part of a name it would select every row */
+            fprintf(stderr, "mmafuzz %s: %s'': empty pattern (give a name, a part of one, or a glob such as "
+                            "'hopper/*')\n", cmd, what);
+            bad++;
+            continue;
+        }
         int any = 0;
         for (size_t i = 0; i < mf_instr_count && !any; i++)
             any = instr_selects(patterns[p], mf_instr_table[i].name);

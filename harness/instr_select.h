@@ -5,7 +5,8 @@
  *   - a pattern with * ? or [ is a shell glob over ARCH/QUALIFIER names;
  *   - else a name of the table selects exactly that row;
  *   - else the rows whose names contain the pattern.
- * A pattern that selects nothing is reported with the closest names.
+ * A pattern that selects nothing is reported with the closest names; an
+ * empty pattern is an error (it is a part of every name).
  */
 #ifndef MMAFUZZ_INSTR_SELECT_H
 #define MMAFUZZ_INSTR_SELECT_H
@@ -18,8 +19,9 @@ int instr_selects(const char *pattern, const char *name);
 /* 1 if any of the npat patterns selects `name` (npat 0: every row). */
 int instr_selects_any(const char *const *patterns, int npat, const char *name);
 
-/* Check that each pattern selects at least one row of the table; for one
- * that does not, print "mmafuzz CMD: WHAT'PATTERN' matches no instruction;
+/* Check that each pattern is not empty and selects at least one row of the
+ * table; for an empty one print "mmafuzz CMD: WHAT'': empty pattern ...", for one
+ * that selects nothing print "mmafuzz CMD: WHAT'PATTERN' matches no instruction;
  * closest: ..." (what: e.g. "--instr ").  @return the number of such patterns. */
 int instr_select_check(const char *cmd, const char *what, const char *const *patterns, int npat);
 

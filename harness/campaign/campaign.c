@@ -489,7 +489,11 @@ int cp_state_write(const char *shard_dir, const cp_state *st, char *err, size_t 
 void cp_run_id(char *buf, size_t len)
 {
     char host[64] = "host";
-    gethostname(host, sizeof host - 1);
+    const char *h = getenv("MMAFUZZ_HOSTNAME");  /* as the stats records (run_stats.c) */
+    if (h && *h)
+        snprintf(host, sizeof host, "%s", h);
+    else
+        gethostname(host, sizeof host - 1);
     for (char *p = host; *p; p++)
         if (!((*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') || (*p >= '0' && *p <= '9') || *p == '-'))
             *p = '_';

@@ -59,7 +59,11 @@ static int copy_one(const char *path, void *vctx)
     *strrchr(dir, '/') = 0;
     size_t len;
     char *buf = fs_read_all(path, &len, err, sizeof err);
-    int rc = !buf || fs_mkdir_p(dir) ? -1 : fs_write_atomic(dst, buf, len, 0, err, sizeof err);
+    int rc = -1;
+    if (buf && fs_mkdir_p(dir))
+        snprintf(err, sizeof err, "%.1200s: cannot create the folder (%s)", dir, strerror(errno));
+    else if (buf)
+        rc = fs_write_atomic(dst, buf, len, 0, err, sizeof err);
     free(buf);
     if (rc < 0) {
         fprintf(stderr, "mmafuzz merge: %s\n", err);
@@ -179,6 +183,35 @@ static int ix_merge(const char *src, const char *dst)
 
 /* ------------------------------------------------------------ shards */
 
+/* The absolute path of p with symbolic links resolved, also for a p that does
+ * not exist yet (its longest existing ancestor resolved, the rest appended). */
+static int abs_path(const char *p, char out[PATH_MAX])
+{
+    char head[PATH_MAX];
+    if (snprintf(head, sizeof head, "%s", p) >= (int)sizeof head)
+        return -1;
+    size_t n = strlen(head);
+    while (n > 1 && head[n - 1] == '/')
+        head[--n] = 0;
+    if (realpath(head, out))
+        return 0;
+    char *slash = strrchr(head, '/');
+    const char *tail = slash ? slash + 1 : head;
+    char parent[PATH_MAX];
+    snprintf(parent, sizeof parent, "%s", slash == head ? "/" : slash ? (*slash = 0, head) : ".");
+    char up[PATH_MAX];
+    if (!strcmp(tail, ".") || !strcmp(tail, "..") || abs_path(parent, up))
+        return -1;
+    return snprintf(out, PATH_MAX, "%s/%s", strcmp(up, "/") ? up : "", tail) >= PATH_MAX ? -1 : 0;
+}
+
+/* 1 if folder a lies strictly inside folder b (both absolute, resolved). */
+static int inside(const char *a, const char *b)
+{
+    size_t n = strlen(b);
+    return !strncmp(a, b, n) && (a[n] == '/' || !strcmp(b, "/")) && strcmp(a, b);
+}
+
 /* @return 1 if a contains b (every instruction's tiles done >= b's). */
 static int state_contains(const cp_state *a, const cp_state *b)
 {
@@ -215,6 +248,11 @@ static int merge_shard(const char *src, const char *dst_campaign, const char *id
     }
     if (realpath(src, rs) && realpath(dst, rd) && !strcmp(rs, rd))
         return 0;  /* into itself */
+    if (realpath(src, rs) && realpath(dst, rd) && (inside(rs, rd) || inside(rd, rs))) {
+        fprintf(stderr, "mmafuzz merge: %s and %s: one folder lies inside the other; merge into a folder outside "
+                        "the sources\n", src, dst);
+        return -1;
+    }
     int lock = cp_lock_shard(dst, err, sizeof err);
     if (lock < 0) {
         fprintf(stderr, "mmafuzz merge: %s\n", err);
@@ -263,18 +301,48 @@ int cmd_merge(int argc, char **argv)
     }
     const char *dst = a.pos[0];
     char err[1400], path[1200], dpath[1200];
-    /* DST may be a plain run's store: not while a run writes it (merges may share it) */
-    if (fs_is_dir(dst) && st_lock(dst, 1, err, sizeof err) < 0) {
-        fprintf(stderr, "mmafuzz merge: %s\n", err);
-        cli_free(&a);
-        return 2;
-    }
     cp_def *d = malloc(sizeof *d);
     cp_state *ss = calloc(1, sizeof *ss), *ds = calloc(1, sizeof *ds);
     int rc = d && ss && ds ? 0 : 2;
+    /* before anything is written: a source that is DST changes nothing; DST inside a source would copy the
+     * source into itself (its walk then finds the copy), a campaign inside DST would be merged into itself */
+    static char rd[PATH_MAX], rs[PATH_MAX];
+    if (!rc && abs_path(dst, rd)) {
+        fprintf(stderr, "mmafuzz merge: %s: cannot resolve the folder's path (%s)\n", dst, strerror(errno));
+        rc = 2;
+    }
+    for (int i = 1; i < a.npos && !rc; i++) {
+        snprintf(path, sizeof path, "%s/campaign.def", a.pos[i]);
+        if (abs_path(a.pos[i], rs)) {
+            fprintf(stderr, "mmafuzz merge: %s: cannot resolve the folder's path (%s)\n", a.pos[i], strerror(errno));
+            rc = 2;
+        } else if (!strcmp(rs, rd)) {
+            printf("%s is DST: nothing to merge from it\n", a.pos[i]);
+            a.pos[i] = NULL;
+        } else if (inside(rd, rs)) {
+            fprintf(stderr, "mmafuzz merge: %s lies inside %s: merging a folder into a folder inside it would copy "
+                            "it into itself; merge into a folder outside the sources\n", dst, a.pos[i]);
+            rc = 2;
+        } else if (inside(rs, rd) && access(path, F_OK) == 0) {
+            fprintf(stderr, "mmafuzz merge: %s lies inside %s: a campaign cannot be merged into a folder that holds "
+                            "it\n", a.pos[i], dst);
+            rc = 2;
+        }
+    }
+    /* DST may be a plain run's store: not while a run writes it (merges may share it); taken after the
+     * checks above, so that a refused merge, or one with nothing to merge, leaves no lock file behind */
+    int any_source = 0;
+    for (int i = 1; i < a.npos; i++)
+        any_source |= a.pos[i] != NULL;
+    if (!rc && any_source && fs_is_dir(dst) && st_lock(dst, 1, err, sizeof err) < 0) {
+        fprintf(stderr, "mmafuzz merge: %s\n", err);
+        rc = 2;
+    }
     /* DST's definition: its own, or the first source campaign's (copied) */
     snprintf(dpath, sizeof dpath, "%s/campaign.def", dst);
     for (int i = 1; i < a.npos && !rc && access(dpath, F_OK) != 0; i++) {
+        if (!a.pos[i])
+            continue;
         snprintf(path, sizeof path, "%s/campaign.def", a.pos[i]);
         if (access(path, F_OK) != 0)
             continue;
@@ -289,7 +357,12 @@ int cmd_merge(int argc, char **argv)
             snprintf(path, sizeof path, "%s/%s", a.pos[i], files[f]);
             char *buf = fs_read_all(path, &len, err, sizeof err);
             snprintf(path, sizeof path, "%s/%s", dst, files[f]);
-            if (!buf || fs_mkdir_p(dst) || fs_write_atomic(path, buf, len, 0, err, sizeof err) < 0) {
+            int bad = !buf;
+            if (!bad && fs_mkdir_p(dst)) {
+                snprintf(err, sizeof err, "%.1200s: cannot create the folder (%s)", dst, strerror(errno));
+                bad = 1;
+            }
+            if (bad || fs_write_atomic(path, buf, len, 0, err, sizeof err) < 0) {
                 fprintf(stderr, "mmafuzz merge: %s\n", err);
                 rc = 2;
             }
@@ -303,6 +376,8 @@ int cmd_merge(int argc, char **argv)
     }
     for (int i = 1; i < a.npos && !rc; i++) {
         const char *src = a.pos[i];
+        if (!src)
+            continue;
         snprintf(path, sizeof path, "%s/campaign.def", src);
         if (access(path, F_OK) == 0) {
             static cp_def sd;

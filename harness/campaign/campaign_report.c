@@ -8,6 +8,7 @@
 #define _GNU_SOURCE
 #include "campaign.h"
 #include "cli.h"
+#include "json.h"
 #include "run_fs.h"
 
 #include <dirent.h>
@@ -60,17 +61,10 @@ static const char *json_field(const char *line, const char *key)
     return p ? p + strlen(pat) : NULL;
 }
 
+/* The string of field key of a stats record, its escapes decoded (json.h); "" when absent or malformed. */
 static void json_str(const char *line, const char *key, char *out, size_t len)
 {
-    const char *p = json_field(line, key);
-    out[0] = 0;
-    if (!p || *p != '"')
-        return;
-    p++;
-    size_t n = 0;
-    while (*p && *p != '"' && n + 1 < len)
-        out[n++] = *p++;
-    out[n] = 0;
+    json_get_str(json_field(line, key), out, len);
 }
 
 /* "gpus":[{"uuid":"GPU-...","cases":N},...] of a stats record. */
@@ -404,26 +398,18 @@ static void print_text(const report *r, const totals *t, FILE *f)
     }
 }
 
-static void json_put_str(FILE *f, const char *s)
-{
-    fputc('"', f);
-    for (; *s; s++) {
-        if (*s == '"' || *s == '\\')
-            fprintf(f, "\\%c", *s);
-        else if ((unsigned char)*s < 0x20)
-            fprintf(f, "\\u%04x", *s);
-        else
-            fputc(*s, f);
-    }
-    fputc('"', f);
-}
-
 static void print_json(const report *r, const totals *t, FILE *f)
 {
     const cp_def *d = &r->def;
-    fprintf(f, "{\"campaign\":\"%s\",\"seed\":%llu,\"device\":\"%s\",\"model\":\"%s\",\"nshards\":%d,"
-               "\"cases\":%lld,\"planned\":%lld,\"disagreements\":%lld,\"findings\":%ld,\"runs\":%d,\"classes\":{",
-            d->id, d->seed, d->device, d->model, t->nshards, t->cases, t->planned, t->mis, t->findings, r->nruns);
+    fprintf(f, "{\"campaign\":");
+    json_put_str(f, d->id);
+    fprintf(f, ",\"seed\":%llu,\"device\":", d->seed);
+    json_put_str(f, d->device);
+    fprintf(f, ",\"model\":");
+    json_put_str(f, d->model);
+    fprintf(f, ",\"nshards\":%d,\"cases\":%lld,\"planned\":%lld,\"disagreements\":%lld,\"findings\":%ld,\"runs\":%d,"
+               "\"classes\":{",
+            t->nshards, t->cases, t->planned, t->mis, t->findings, r->nruns);
     for (int c = 0, first = 1; c < CP_NCLASS; c++)
         if (t->cls[c]) {
             fprintf(f, "%s\"%s\":%lld", first ? "" : ",", cp_class_names[c], t->cls[c]);
@@ -432,8 +418,10 @@ static void print_json(const report *r, const totals *t, FILE *f)
     fprintf(f, "},\"instr\":{");
     for (int q = 0; q < d->ninstr; q++) {
         const rp_instr *p = &t->in[q];
-        fprintf(f, "%s\"%s\":{\"cases\":%lld,\"planned\":%lld,\"disagreements\":%lld,\"classes\":{", q ? "," : "",
-                d->instr[q].name, p->cases, p->planned, p->mis);
+        fprintf(f, "%s", q ? "," : "");
+        json_put_str(f, d->instr[q].name);
+        fprintf(f, ":{\"cases\":%lld,\"planned\":%lld,\"disagreements\":%lld,\"classes\":{", p->cases, p->planned,
+                p->mis);
         for (int c = 0, first = 1; c < CP_NCLASS; c++)
             if (p->cls[c]) {
                 fprintf(f, "%s\"%s\":%lld", first ? "" : ",", cp_class_names[c], p->cls[c]);
@@ -443,8 +431,11 @@ static void print_json(const report *r, const totals *t, FILE *f)
     }
     fprintf(f, "},\"buckets\":[");
     for (size_t y = 0; y < t->nbk; y++) {
-        fprintf(f, "%s{\"id\":\"%s\",\"instr\":\"%s\",\"count\":%lld,\"explanation\":", y ? "," : "",
-                t->bk[y].b->id, d->instr[t->bk[y].q].name, t->bk[y].count);
+        fprintf(f, "%s{\"id\":", y ? "," : "");
+        json_put_str(f, t->bk[y].b->id);
+        fprintf(f, ",\"instr\":");
+        json_put_str(f, d->instr[t->bk[y].q].name);
+        fprintf(f, ",\"count\":%lld,\"explanation\":", t->bk[y].count);
         json_put_str(f, t->bk[y].b->words);
         fprintf(f, "}");
     }

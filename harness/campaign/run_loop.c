@@ -832,7 +832,7 @@ static run_err select_instrs(const run_opts *o, mf_device *dev, run_instr **out,
         for (int i = 0; i < ni; i++)
             for (int q = 0; q < nt; q++)
                 if (!strcmp(t[q].name, ri[i].in->name))
-                    ri[i].next_tile = ri[i].done_tile = t[q].tile;
+                    ri[i].next_tile = ri[i].done_tile = ri[i].start_tile = t[q].tile;
         free(t);
     }
     /* quotas: -runs split evenly over the instructions (rounded up, without overflow) */
@@ -843,8 +843,9 @@ static run_err select_instrs(const run_opts *o, mf_device *dev, run_instr **out,
     return RUN_OK;
 }
 
-/* Write OUT/campaign.state with the tile counters of the campaign. */
-static run_err save_state(const run_opts *o, const run_instr *ri, int ni, char *err, size_t errlen)
+/* Write OUT/campaign.state with the tile counters of the campaign and what
+ * is left of the budget after `elapsed` seconds. */
+static run_err save_state(const run_opts *o, const run_instr *ri, int ni, double elapsed, char *err, size_t errlen)
 {
     if (o->campaign)  /* the shard's state is kept up to date in o->cstate as batches are counted */
         return cp_state_write(o->shard_dir, o->cstate, err, errlen) ? RUN_ERR_STORE : RUN_OK;
@@ -857,13 +858,22 @@ static run_err save_state(const run_opts *o, const run_instr *ri, int ni, char *
         snprintf(t[i].name, sizeof t[i].name, "%s", ri[i].in->name);
         t[i].tile = ri[i].done_tile;
     }
+    run_state_budget left = {-1, -1};
+    if (o->runs >= 0) {
+        long long done = 0;
+        for (int i = 0; i < ni && done < o->runs; i++)
+            done += (long long)(ri[i].done_tile - ri[i].start_tile) * ri[i].m * ri[i].n;
+        left.cases = done < o->runs ? o->runs - done : 0;
+    }
+    if (o->max_time)
+        left.seconds = elapsed < (double)o->max_time ? o->max_time - (long long)elapsed : 0;
     char files[CK_NFILES][CK_HASH];  /* the versions of the files it covers (run_ckpt.h) */
     run_err rc = RUN_OK;
     for (int f = 0; f < CK_NFILES && rc == RUN_OK; f++)
         if (ck_hash(o->out, ck_files[f], files[f], err, errlen))
             rc = RUN_ERR_STORE;
     if (rc == RUN_OK)
-        rc = run_state_write(o, t, ni, files, err, errlen);
+        rc = run_state_write(o, &left, t, ni, files, err, errlen);
     free(t);
     return rc;
 }
@@ -872,8 +882,8 @@ static run_err save_state(const run_opts *o, const run_instr *ri, int ni, char *
  * that covers them.  A plain run keeps the versions its current state
  * records (run_ckpt.h) until the new state is in place; nothing is written
  * after a file that failed. */
-static run_err commit(const run_opts *o, store *st, rf_buckets *bs, const run_instr *ri, int ni, char *err,
-                      size_t errlen)
+static run_err commit(const run_opts *o, store *st, rf_buckets *bs, const run_instr *ri, int ni, double elapsed,
+                      char *err, size_t errlen)
 {
     if (!o->campaign && ck_keep(o->out, "index.tsv", err, errlen))
         return RUN_ERR_STORE;
@@ -881,7 +891,7 @@ static run_err commit(const run_opts *o, store *st, rf_buckets *bs, const run_in
         return RUN_ERR_STORE;
     if (bs && ((!o->campaign && ck_keep(o->out, "buckets.tsv", err, errlen)) || rf_buckets_flush(bs, err, errlen)))
         return RUN_ERR_STORE;
-    return save_state(o, ri, ni, err, errlen);
+    return save_state(o, ri, ni, elapsed, err, errlen);
 }
 
 /* A plain run's store before it is opened: the files newer than its
@@ -1095,7 +1105,7 @@ static void checkpoint(loop_ctx *L)
     if (L->status != RUN_OK || rs_now() - L->last_save < L->ckpt_s)
         return;
     char err[1400];
-    run_err se = commit(L->o, L->st, L->bs, L->ri, L->ni, err, sizeof err);
+    run_err se = commit(L->o, L->st, L->bs, L->ri, L->ni, rs_now() - L->t_start, err, sizeof err);
     if (se != RUN_OK) {
         fprintf(stderr, "mmafuzz run: %s\n", err);
         loop_fail(L, se);
@@ -1347,7 +1357,7 @@ run_err run_loop(const run_opts *o, mf_device *dev, run_instr *ri, int ni, long 
         /* finding files the index lacks (filed after its last checkpoint), then
          * a state at once: a run killed before its first checkpoint can be resumed */
         long nrec = st_reconcile(&st, err, sizeof err);
-        run_err se = nrec < 0 ? RUN_ERR_STORE : save_state(o, ri, ni, err, sizeof err);
+        run_err se = nrec < 0 ? RUN_ERR_STORE : save_state(o, ri, ni, 0, err, sizeof err);
         if (nrec > 0)
             fprintf(stderr, "mmafuzz run: %s: %ld finding file%s not in index.tsv (filed after its last "
                             "checkpoint): indexed, each counted once\n", o->out, nrec, nrec == 1 ? "" : "s");
@@ -1619,7 +1629,7 @@ run_err run_loop(const run_opts *o, mf_device *dev, run_instr *ri, int ni, long 
     if (bs)
         printf("buckets: %lld seen, %lld new; %lld disagreements counted without a file\n", rf_buckets_seen(bs),
                rf_buckets_new(bs), rf_buckets_counted_only(bs));
-    run_err se = commit(o, &st, bs, ri, ni, err, sizeof err);
+    run_err se = commit(o, &st, bs, ri, ni, rs_now() - L.t_start, err, sizeof err);
     if (se != RUN_OK) {
         fprintf(stderr, "mmafuzz run: %s\n", err);
         if (status == RUN_OK)

@@ -25,6 +25,7 @@ typedef struct run_instr {
     unsigned long long gpu_tiles;  /* --verify gpu: tiles per device call (follows the disagreement rate) */
     unsigned long long next_tile;  /* next tile to generate */
     unsigned long long done_tile;  /* tiles evaluated */
+    unsigned long long start_tile; /* done_tile when this invocation started */
     long long quota;               /* cases left this invocation; -1: no limit */
     int cp;                        /* --campaign: its index in the definition and the shard state */
     mz_dev z;

@@ -2,6 +2,7 @@
  * run_options.c - the options of `mmafuzz run`.
  */
 #include "run_options.h"
+#include "instr_select.h"
 
 #include "run_fs.h"
 #include "run_state.h"
@@ -91,6 +92,12 @@ static int run_opts_campaign(run_opts *o)
         int ri = shard_from(shard, ienv, &i, &from_i);
         int rn = CLI_V(a, run, shards).given ? (n = CLI_V(a, run, shards).i, from_n = "-shards", 0)
                                              : shard_from(NULL, nenv, &n, &from_n);
+        if (ri == 1 && rn == 1) {  /* nothing says which shard: the whole campaign on this machine */
+            i = 0;
+            n = 1;
+            from_i = from_n = "the default 0/1 (the whole campaign; -shard I/N runs a part)";
+            ri = rn = 0;
+        }
         if (ri || rn || i < 0 || n < 1 || i >= n) {
             fprintf(stderr, "mmafuzz run: --campaign: expected -shard I/N, or I from -shard, SLURM_ARRAY_TASK_ID or "
                             "JOB_COMPLETION_INDEX and N from -shards or MMAFUZZ_SHARDS, with 0 <= I < N "
@@ -102,8 +109,12 @@ static int run_opts_campaign(run_opts *o)
     }
     o->shard_i = (int)i;
     o->shard_n = (int)n;
-    fprintf(stderr, "mmafuzz run: campaign %s, shard %d/%d (I from %s, N from %s)\n", o->def->id, o->shard_i,
-            o->shard_n, from_i, from_n);
+    if (from_i == from_n)
+        fprintf(stderr, "mmafuzz run: campaign %s, shard %d/%d (from %s)\n", o->def->id, o->shard_i, o->shard_n,
+                from_i);
+    else
+        fprintf(stderr, "mmafuzz run: campaign %s, shard %d/%d (I from %s, N from %s)\n", o->def->id, o->shard_i,
+                o->shard_n, from_i, from_n);
     cp_shard_dir(o->campaign, o->shard_i, o->shard_n, o->shard_dir, sizeof o->shard_dir);
     o->out = o->shard_dir;
     o->device = o->def->device;
@@ -146,6 +157,9 @@ int run_opts_parse(int argc, char **argv, run_opts *o)
         return prc;
     for (int p = 0; p < CLI_V(a, run, instr).n; p++)
         o->pat[o->npat++] = CLI_V(a, run, instr).list[p];
+    /* before anything is written (the store is made before the device opens) */
+    if (instr_select_check("run", "--instr ", o->pat, o->npat))
+        return -1;
     for (int c = 0; c < CLI_V(a, run, corpus).n; c++)
         o->corpus[o->ncorpus++] = CLI_V(a, run, corpus).list[c];
     o->device = CLI_V(a, run, device).s;
@@ -213,9 +227,22 @@ int run_opts_parse(int argc, char **argv, run_opts *o)
     if (o->resume) {
         run_state_tile *t;
         int nt;
+        long long runs0 = o->runs, time0 = o->max_time;
         if (run_state_read(o->resume, o, have_mix, have_dev, &t, &nt, NULL))
             return -1;
         free(t);  /* the tile counters are read again once the instructions are known */
+        if (o->runs == 0 && runs0 != 0)
+            fprintf(stderr, "mmafuzz run: --resume: the budget of the run in %s is spent; -runs N or "
+                            "-max_total_time S runs more\n", o->resume);
+        else if (o->runs != runs0 || o->max_time != time0) {
+            char c[40] = "no limit of cases", sec[40] = "no limit of time";
+            if (o->runs >= 0)
+                snprintf(c, sizeof c, "%lld cases", o->runs);
+            if (o->max_time)
+                snprintf(sec, sizeof sec, "%lld s", o->max_time);
+            fprintf(stderr, "mmafuzz run: --resume: finishing the interrupted run's budget: %s, %s left (-runs or "
+                            "-max_total_time sets another)\n", c, sec);
+        }
     }
     if (!o->seed_given) {
         struct timespec ts;

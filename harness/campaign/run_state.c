@@ -11,8 +11,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-run_err run_state_write(const run_opts *o, const run_state_tile *tiles, int n, char files[CK_NFILES][CK_HASH],
-                        char *err, size_t errlen)
+run_err run_state_write(const run_opts *o, const run_state_budget *left, const run_state_tile *tiles, int n,
+                        char files[CK_NFILES][CK_HASH], char *err, size_t errlen)
 {
     char *buf = malloc(4096 + (size_t)(o->npat + o->ncorpus) * 220 + (size_t)n * 200);
     if (!buf) {
@@ -30,6 +30,12 @@ run_err run_state_write(const run_opts *o, const run_state_tile *tiles, int n, c
         pos += (size_t)sprintf(buf + pos, "pattern %.200s\n", o->pat[p]);
     for (int c = 0; c < o->ncorpus; c++)
         pos += (size_t)sprintf(buf + pos, "corpus %.200s\n", o->corpus[c]);
+    char cs[24] = "-", ss[24] = "-";
+    if (left->cases >= 0)
+        snprintf(cs, sizeof cs, "%lld", left->cases);
+    if (left->seconds >= 0)
+        snprintf(ss, sizeof ss, "%lld", left->seconds);
+    pos += (size_t)sprintf(buf + pos, "budget %s %s\n", cs, ss);
     for (int i = 0; i < n; i++)
         pos += (size_t)sprintf(buf + pos, "tile %.159s %llu\n", tiles[i].name, tiles[i].tile);
     for (int f = 0; files && f < CK_NFILES; f++)
@@ -94,7 +100,7 @@ run_err run_state_read(const char *dir, run_opts *o, int have_mix, int have_dev,
      * required */
     enum { K_VERSION, K_SEED, K_DEVICE, K_MIX, K_GENERATORS, K_MODEL, K_NREQ = K_GENERATORS };
     static const char *const once[] = {"version", "seed", "device", "mix", "generators", "model"};
-    int seen[6] = {0};
+    int seen[6] = {0}, seen_budget = 0;
     char fh[CK_NFILES][CK_HASH] = {{0}};
     run_err rc = RUN_OK;
 #define BAD(...) do { fprintf(stderr, "%s:%d: ", path, lineno); fprintf(stderr, __VA_ARGS__); fputc('\n', stderr); \
@@ -179,6 +185,24 @@ run_err run_state_read(const char *dir, run_opts *o, int have_mix, int have_dev,
             *tiles = t;
             snprintf(t[*ntiles].name, sizeof t[*ntiles].name, "%s", name);
             t[(*ntiles)++].tile = n;
+        } else if (!strcmp(key, "budget")) {
+            char c[32], t[32], extra;
+            long long v[2] = {-1, -1};
+            int bad = seen_budget++ || sscanf(val, "%31s %31s %c", c, t, &extra) != 2;
+            for (int q = 0; q < 2 && !bad; q++) {
+                const char *x = q ? t : c;
+                if (strcmp(x, "-") && cli_parse_decimal(x, &v[q]))
+                    bad = 1;
+            }
+            if (bad) {
+                BAD("expected 'budget CASES SECONDS' once (decimal numbers or '-')");
+                break;
+            }
+            if (!o->args.v[CLI_F_run_runs].given && !o->args.v[CLI_F_run_max_total_time].given) {
+                /* the interrupted run's budget: what was left of it (0 left of either: spent) */
+                o->runs = v[0] == 0 || v[1] == 0 ? 0 : v[0];
+                o->max_time = v[1] > 0 ? v[1] : 0;
+            }
         } else if (!strcmp(key, "file")) {
             char name[64], hash[64], extra[8];
             int f;
@@ -226,7 +250,7 @@ run_err run_state_read(const char *dir, run_opts *o, int have_mix, int have_dev,
                     o->corpus[nc++] = v;
             }
         } else {
-            BAD("expected version, seed, device, model, mix, generators, pattern, corpus, tile or file lines");
+            BAD("expected version, seed, device, model, mix, generators, pattern, corpus, budget, tile or file lines");
         }
     }
     for (int k = 0; k < K_NREQ && rc == RUN_OK; k++)

@@ -257,7 +257,8 @@ static int by_dist(const void *x, const void *y)
 
 void rf_space_sort(rf_space *sp)
 {
-    qsort(sp->c, sp->n, sizeof *sp->c, by_dist);
+    if (sp->n)  /* sp->c is NULL while empty */
+        qsort(sp->c, sp->n, sizeof *sp->c, by_dist);
 }
 
 static uint64_t sm64(uint64_t *s)

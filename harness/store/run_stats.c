@@ -3,6 +3,8 @@
  */
 #include "run_stats.h"
 
+#include "json.h"
+
 #include "run_fs.h"
 
 #include <errno.h>
@@ -35,7 +37,10 @@ int rs_open(rs_stats *s, const char *out_dir)
 {
     if (!s->json_path[0])
         snprintf(s->json_path, sizeof s->json_path, "%s/stats.jsonl", out_dir);
-    if (gethostname(s->host, sizeof s->host - 1) != 0)
+    const char *host = getenv("MMAFUZZ_HOSTNAME");  /* the name recorded, when set (tests, containers) */
+    if (host && *host)
+        snprintf(s->host, sizeof s->host, "%s", host);
+    else if (gethostname(s->host, sizeof s->host - 1) != 0)
         snprintf(s->host, sizeof s->host, "?");
     /* never through a link (nothing is written outside the store); a torn last
      * record (a write cut short: a full disk, a kill) is cut off first */
@@ -116,25 +121,35 @@ static void json_line(rs_stats *s, double now)
     double el = now - s->t0;
     long long cases = rs_total(s, RS_CASES);
     time_t wall = time(NULL);
-    fprintf(s->json,
-            "{\"unix_time\":%lld,\"elapsed_s\":%.3f,\"device\":\"%s\",\"seed\":%llu,\"cases\":%lld,\"tiles\":%lld,"
-            "\"dot_products_per_s\":%.0f,\"mismatches_total\":%lld,\"mismatches_unique\":%lld,\"new_files\":%lld,"
-            "\"nondeterministic\":%lld,\"run_id\":\"%s\",\"shard\":\"%s\",\"host\":\"%s\",\"gpu\":\"%s\","
-            "\"gpu_uuid\":\"%s\",\"gpu_pci_bus_id\":\"%s\",",
-            (long long)wall, el, s->device, s->seed, cases, rs_total(s, RS_TILES), el > 0 ? (double)cases / el : 0.0,
-            rs_total(s, RS_MISMATCHES), rs_total(s, RS_UNIQUE), rs_total(s, RS_NEW), rs_total(s, RS_NONDET),
-            s->run_id ? s->run_id : "", s->shard, s->host, s->gpu, s->gpu_uuid, s->gpu_pci);
+    FILE *f = s->json;  /* every string through json_put_str: a host name may hold anything */
+    fprintf(f, "{\"unix_time\":%lld,\"elapsed_s\":%.3f,\"device\":", (long long)wall, el);
+    json_put_str(f, s->device);
+    fprintf(f, ",\"seed\":%llu,\"cases\":%lld,\"tiles\":%lld,\"dot_products_per_s\":%.0f,\"mismatches_total\":%lld,"
+               "\"mismatches_unique\":%lld,\"new_files\":%lld,\"nondeterministic\":%lld,\"run_id\":",
+            s->seed, cases, rs_total(s, RS_TILES), el > 0 ? (double)cases / el : 0.0, rs_total(s, RS_MISMATCHES),
+            rs_total(s, RS_UNIQUE), rs_total(s, RS_NEW), rs_total(s, RS_NONDET));
+    static const char *const keys[] = {"shard", "host", "gpu", "gpu_uuid", "gpu_pci_bus_id"};
+    const char *vals[] = {s->shard, s->host, s->gpu, s->gpu_uuid, s->gpu_pci};
+    json_put_str(f, s->run_id);
+    for (int k = 0; k < 5; k++) {
+        fprintf(f, ",\"%s\":", keys[k]);
+        json_put_str(f, vals[k]);
+    }
     /* the GPUs of the device and the cases each generated and checked (--verify gpu) */
-    fprintf(s->json, "\"verify\":\"%s\",\"gpus\":[", s->verify_gpu ? "gpu" : "host");
-    for (int g = 0; g < s->ngpu; g++)
-        fprintf(s->json, "%s{\"uuid\":\"%s\",\"cases\":%lld}", g ? "," : "", s->gpu_uuids[g], s->gpu_cases[g]);
-    fprintf(s->json, "],\"instr\":{");
+    fprintf(f, ",\"verify\":\"%s\",\"gpus\":[", s->verify_gpu ? "gpu" : "host");
+    for (int g = 0; g < s->ngpu; g++) {
+        fprintf(f, "%s{\"uuid\":", g ? "," : "");
+        json_put_str(f, s->gpu_uuids[g]);
+        fprintf(f, ",\"cases\":%lld}", s->gpu_cases[g]);
+    }
+    fprintf(f, "],\"instr\":{");
     for (int i = 0; i < s->n; i++) {
         const rs_instr *p = &s->per[i];
-        fprintf(s->json,
-                "%s\"%s\":{\"cases\":%lld,\"mismatches\":%lld,\"unique\":%lld,\"new_files\":%lld,"
-                "\"model_thread_s\":%.3f,\"device_s\":%.3f}",
-                i ? "," : "", p->in->name, p->cases, p->mismatches, p->unique, p->new_files, p->model_s, p->device_s);
+        fprintf(f, "%s", i ? "," : "");
+        json_put_str(f, p->in->name);
+        fprintf(f, ":{\"cases\":%lld,\"mismatches\":%lld,\"unique\":%lld,\"new_files\":%lld,\"model_thread_s\":%.3f,"
+                   "\"device_s\":%.3f}",
+                p->cases, p->mismatches, p->unique, p->new_files, p->model_s, p->device_s);
     }
     fprintf(s->json, "}}\n");
     int e = fs_fault("stats.write", 1);

@@ -167,6 +167,11 @@ static int read_line(mf_vec_reader *r)
         }
         if (ch == '\n')
             break;
+        if (ch == 0) {  /* C strings would end there: the rest of the line would be dropped unread */
+            r->line++;
+            set_msg(r, "a NUL byte at column %zu (a .vec file is text)", n + 1);
+            return -1;
+        }
         if (n + 2 > r->cap) {
             if (r->cap >= (1u << 20)) {
                 r->line++;

@@ -25,6 +25,7 @@ import dataclasses
 import fnmatch
 import gzip
 import os
+import zlib
 from typing import Any, Dict, Iterable, List, Optional, Sequence, Tuple, Union
 
 import numpy as np
@@ -450,18 +451,49 @@ class VecCases:
         return len(self.line)
 
 
-def _read_text(path: Union[str, os.PathLike]) -> bytes:
+# The reader streams as `mmafuzz check` does (harness/vec/vecfile.c): a
+# piece of whole lines at a time, never the whole file, with the CLI's limits
+# and messages: a line is at most 1 MiB less one byte (without its newline), a
+# NUL byte is an error (C strings would end there), both as FILE:LINE.
+_MAX_LINE = (1 << 20) - 1
+_BLOCK = 1 << 22
+
+
+def _vec_pieces(path: Union[str, os.PathLike]) -> Iterable[Tuple[int, bytes]]:
+    """(number of the first line, whole lines) of a .vec or .vec.gz file, in
+    order; raises where the CLI's reader stops (after the pieces before)."""
+    name = os.fspath(path)
     try:
-        with open(path, "rb") as f:
-            data = f.read()
+        raw = open(path, "rb")
     except OSError as e:
-        raise OSError(f"{os.fspath(path)}: cannot read ({e.strerror})") from e
-    if data[:2] == b"\x1f\x8b":
+        raise OSError(f"{name}: cannot read ({e.strerror})") from e
+    with raw:
         try:
-            data = gzip.decompress(data)
-        except (OSError, EOFError, ValueError) as e:
-            raise ValueError(f"{os.fspath(path)}: read error or truncated compressed data ({e})") from e
-    return data
+            src = gzip.GzipFile(fileobj=raw, mode="rb") if raw.peek(2)[:2] == b"\x1f\x8b" else raw
+        except OSError as e:
+            raise OSError(f"{name}: cannot read ({e.strerror})") from e
+        line, pend = 1, b""
+        while True:
+            try:
+                block = src.read(_BLOCK)
+            except (OSError, EOFError, zlib.error) as e:
+                raise ValueError(f"{name}:{line}: read error or truncated compressed data ({e})") from e
+            if not block:
+                if pend:
+                    yield line, pend
+                return
+            data = pend + block
+            k = data.rfind(b"\n") + 1
+            if k:
+                yield line, data[:k]
+                line += data.count(b"\n", 0, k)
+            pend = data[k:]
+            # the line being read: what the CLI's reader sees first, byte by byte
+            nul = pend.find(b"\0", 0, _MAX_LINE + 1)
+            if nul >= 0:
+                raise ValueError(f"{name}:{line}: a NUL byte at column {nul + 1} (a .vec file is text)")
+            if len(pend) > _MAX_LINE:
+                raise ValueError(f"{name}:{line}: line longer than 1 MiB")
 
 
 class VecFile(list):
@@ -477,22 +509,34 @@ class VecFile(list):
 def read_vec(path: Union[str, os.PathLike], skip_unknown: bool = False) -> VecFile:
     """Read a `.vec` or `.vec.gz` file (shared/VECTORS.md): one VecCases per
     instruction, in order of first appearance.  Lines are parsed by the C
-    parser.  Raises OSError when unreadable, ValueError on a malformed line
-    ("FILE:LINE: what was expected") and InstructionError on an unknown
-    instruction (with the closest names).  skip_unknown=True (as `mmafuzz
+    parser; the file is streamed (memory grows with the cases, not the file)
+    with the limits and messages of `mmafuzz check`: a NUL byte or a line of
+    1 MiB or more is an error.  Raises OSError when unreadable, ValueError on
+    a malformed line ("FILE:LINE: what was expected") and InstructionError
+    on an unknown instruction (with the closest names).  skip_unknown=True (as `mmafuzz
     check --skip-unknown`): the cases of an instruction the table does not
     have are skipped unparsed and counted in the result's `skipped`."""
-    text = _read_text(path)
     name = os.fspath(path)
+    parts: Dict[int, List[List[bytes]]] = {}  # row: the bytes of each field, a piece at a time
+    skipped: Dict[str, int] = {}
+    instr = None
     try:
-        groups, skips = _core.parse_vec(text, name, bool(skip_unknown))
+        for first, text in _vec_pieces(path):
+            groups, skips, instr = _core.parse_vec(text, name, bool(skip_unknown), first, instr)
+            for g in groups:
+                fields = parts.setdefault(g[0], [[] for _ in g[1:]])
+                for f, b in zip(fields, g[1:]):
+                    f.append(b)
+            for instr_name, n in skips:
+                skipped[instr_name] = skipped.get(instr_name, 0) + n
     except LookupError as e:
         msg = str(e.args[0])
-        where, _, instr = msg.rpartition(": ")
-        raise InstructionError(f"{where}: unknown instruction '{instr}'; closest: "
-                               f"{', '.join(_core.closest(instr, 5))}") from None
-    out = VecFile(skipped=dict(skips))
-    for row, lines, c, a, b, sa, sb, d, hasd in groups:
+        where, _, unknown = msg.rpartition(": ")
+        raise InstructionError(f"{where}: unknown instruction '{unknown}'; closest: "
+                               f"{', '.join(_core.closest(unknown, 5))}") from None
+    out = VecFile(skipped=skipped)
+    for row, fields in parts.items():
+        lines, c, a, b, sa, sb, d, hasd = (b"".join(f) for f in fields)
         r = _ROWS[row]
         n = len(lines) // 8
         K, S = r["k"], r["n_scales"]

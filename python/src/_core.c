@@ -356,50 +356,89 @@ static int is_instr_line(const char *p)
     return strncmp(p, "instr", 5) == 0 && (p[5] == ' ' || p[5] == '\t' || p[5] == 0 || p[5] == '\r');
 }
 
-/* parse_vec(text, name, skip_unknown=False) -> ([(row, lines, c, a, b, sa,
- * sb, d, has_d)], [(instr, cases skipped)]): each array as bytes (int64
- * lines, uint64 values, uint8 has_d), one entry per instruction in order of
- * first appearance.  Raises ValueError on malformed input ("NAME:LINE:
- * ..."), and LookupError on an unknown instruction (its message
- * "NAME:LINE: INSTR") unless skip_unknown: then the case lines under it are
- * skipped unparsed and counted, as `mmafuzz check --skip-unknown` does. */
+/* The longest line the CLI's reader takes (harness/vec/vecfile.c: its 1 MiB
+ * buffer holds the line and a NUL), and its messages: the reader of
+ * read_vec gives the same errors on the same lines. */
+#define VEC_MAX_LINE ((1 << 20) - 1)
+
+/* parse_vec(text, name, skip_unknown=False, first_line=1, instr=None) ->
+ * ([(row, lines, c, a, b, sa, sb, d, has_d)], [(instr, cases skipped)],
+ * instr): each array as bytes (int64 lines, uint64 values, uint8 has_d),
+ * one entry per instruction in order of first appearance.  A file is read
+ * in pieces of whole lines: first_line is the number of the first line of
+ * text, and instr the last `instr` line of the pieces before (None: none),
+ * which the call returns for the next.  Raises ValueError on malformed
+ * input ("NAME:LINE: ..."), and LookupError on an unknown instruction (its
+ * message "NAME:LINE: INSTR") unless skip_unknown: then the case lines
+ * under it are skipped unparsed and counted, as `mmafuzz check
+ * --skip-unknown` does. */
 static PyObject *py_parse_vec(PyObject *self, PyObject *args)
 {
     (void)self;
-    const char *text, *name;
+    const char *text, *name, *prelude = NULL;
     Py_ssize_t tlen;
     int skip_unknown = 0;
-    if (!PyArg_ParseTuple(args, "y#s|p", &text, &tlen, &name, &skip_unknown))
+    long first_line = 1;
+    if (!PyArg_ParseTuple(args, "y#s|plz", &text, &tlen, &name, &skip_unknown, &first_line, &prelude))
         return NULL;
+    if (prelude && strlen(prelude) > VEC_MAX_LINE) {
+        PyErr_SetString(PyExc_ValueError, "parse_vec: instr longer than a line");
+        return NULL;
+    }
     group *gs = calloc(mf_instr_count, sizeof *gs);
     int *order = calloc(mf_instr_count, sizeof *order);
-    char *line = malloc(1 << 16);
+    char *line = malloc(VEC_MAX_LINE + 1), *last_instr = malloc(VEC_MAX_LINE + 1);
     int ngroups = 0, failed = 0;
     skipped *sk = NULL, *in_unknown = NULL;
     size_t nsk = 0;
-    if (!gs || !order || !line) {
+    if (!gs || !order || !line || !last_instr) {
         free(gs);
         free(order);
         free(line);
+        free(last_instr);
         return PyErr_NoMemory();
     }
+    last_instr[0] = 0;
+    if (prelude)
+        snprintf(last_instr, VEC_MAX_LINE + 1, "%s", prelude);
     const mf_instr *cur = NULL;
     const char *p = text, *end = text + tlen;
-    long lineno = 0;
+    long lineno = first_line - 1;
+    int pre = prelude != NULL;  /* the previous piece's instr line first, as line first_line - 1 */
     char err[400];
     Py_BEGIN_ALLOW_THREADS
-    while (p < end) {
-        const char *nl = memchr(p, '\n', (size_t)(end - p));
-        size_t n = nl ? (size_t)(nl - p) : (size_t)(end - p);
-        lineno++;
-        if (n >= (1 << 16)) {
-            snprintf(err, sizeof err, "line longer than %d characters", (1 << 16) - 1);
-            failed = MFA_LINE_ERROR;
-            break;
+    while (p < end || pre) {
+        if (pre) {
+            pre = 0;
+            snprintf(line, VEC_MAX_LINE + 1, "%s", last_instr);
+        } else {
+            while (p < end && *p == '\n') {  /* empty lines, many at a time */
+                p++;
+                lineno++;
+            }
+            if (p == end)
+                break;
+            const char *nl = memchr(p, '\n', (size_t)(end - p));
+            size_t n = nl ? (size_t)(nl - p) : (size_t)(end - p);
+            lineno++;
+            /* in the order the CLI's reader meets them, byte by byte: a NUL, else the 1 MiB limit */
+            const char *nul = memchr(p, 0, n < VEC_MAX_LINE + 1 ? n : VEC_MAX_LINE + 1);
+            if (nul) {  /* C strings would end there, dropping the rest unread */
+                snprintf(err, sizeof err, "a NUL byte at column %zu (a .vec file is text)", (size_t)(nul - p) + 1);
+                failed = MFA_LINE_ERROR;
+                break;
+            }
+            if (n > VEC_MAX_LINE) {
+                snprintf(err, sizeof err, "line longer than 1 MiB");
+                failed = MFA_LINE_ERROR;
+                break;
+            }
+            memcpy(line, p, n);
+            line[n] = 0;
+            p = nl ? nl + 1 : end;
+            if (is_instr_line(line))
+                memcpy(last_instr, line, n + 1);
         }
-        memcpy(line, p, n);
-        line[n] = 0;
-        p = nl ? nl + 1 : end;
         mf_vec_case vc;
         if (in_unknown && !is_instr_line(line)) {
             const char *q = line + strspn(line, " \t\r");
@@ -478,7 +517,7 @@ static PyObject *py_parse_vec(PyObject *self, PyObject *args)
             Py_XDECREF(t);
         }
         if (groups && skips)
-            res = Py_BuildValue("(OO)", groups, skips);
+            res = Py_BuildValue("(OOz)", groups, skips, last_instr[0] ? last_instr : NULL);
         Py_XDECREF(groups);
         Py_XDECREF(skips);
     }
@@ -488,6 +527,7 @@ static PyObject *py_parse_vec(PyObject *self, PyObject *args)
     free(gs);
     free(order);
     free(line);
+    free(last_instr);
     free(sk);
     return res;
 }
@@ -571,7 +611,9 @@ static PyMethodDef methods[] = {
      "output_equal(row, got, expected, out): the NaN rule of VECTORS.md over uint64 arrays."},
     {"parse_line", py_parse_line, METH_VARARGS, "parse_line(row, line) -> (c, a, b, sa, sb, d or None)."},
     {"eval_line", py_eval_line, METH_VARARGS, "eval_line(row, line, trace=False) -> d or (d, trace lines)."},
-    {"parse_vec", py_parse_vec, METH_VARARGS, "parse_vec(text, name, skip_unknown=False) -> (per-instruction arrays of the cases, [(instr, skipped)])."},
+    {"parse_vec", py_parse_vec, METH_VARARGS,
+     "parse_vec(text, name, skip_unknown=False, first_line=1, instr=None) -> (per-instruction arrays of the cases, "
+     "[(instr, skipped)], the last instr line)."},
     {"kernel_parse", py_kernel_parse, METH_VARARGS, "kernel_parse(text) -> the kernel model's canonical text."},
     {"kernel_eval", py_kernel_eval, METH_VARARGS,
      "kernel_eval(text, K, nr, nc, A, Bt, D, threads): outputs of a GEMM call under a kernel model."},

@@ -74,7 +74,9 @@ init)
     grep -q "shard 1/3 (I from SLURM_ARRAY_TASK_ID, N from MMAFUZZ_SHARDS)" err.txt || bad "shard from Slurm: $(head -1 err.txt)"
     JOB_COMPLETION_INDEX=2 "$EXE" run --campaign c -shards 3 -jobs 1 -batch 12800 >/dev/null 2>err.txt
     grep -q "shard 2/3 (I from JOB_COMPLETION_INDEX, N from -shards)" err.txt || bad "shard from Kubernetes: $(head -1 err.txt)"
-    "$EXE" run --campaign c >/dev/null 2>err.txt && bad "a run without a shard succeeded"
+    # I without N is refused (without both, the run is 0/1, the whole campaign: tests/driver/hostile.sh)
+    env -u MMAFUZZ_SHARDS SLURM_ARRAY_TASK_ID=1 "$EXE" run --campaign c >/dev/null 2>err.txt &&
+        bad "a run with I and no N succeeded"
     # a shard chooses its GPUs of the definition's kind; a model device is the definition's own
     shard c 0/2 --device cuda:0 2>err.txt && bad "a model campaign's shard ran on cuda:0"
     grep -q "cannot change" err.txt || bad "no clear message for another device: $(cat err.txt)"

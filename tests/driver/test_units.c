@@ -4,6 +4,7 @@
  */
 #include "cli.h"
 #include "instr_select.h"
+#include "json.h"
 #include "backend.h"  /* mf_device_format_uuid */
 #include "mf_device.h"
 #include "run_fs.h"
@@ -500,8 +501,66 @@ static void test_vec_forms(void)
     mf_vec_close(r);
 }
 
+/* json_put_str into a string. */
+static const char *json_of(const char *s)
+{
+    static char out[1024];
+    FILE *f = fmemopen(out, sizeof out, "w");
+    json_put_str(f, s);
+    fclose(f);
+    return out;
+}
+
+/* JSON strings (harness/util/json.h).  Expected values: RFC 8259 section 7
+ * (the escapes; \uXXXX with UTF-16 surrogate pairs) and RFC 3629 section 4
+ * (well-formed UTF-8: no overlong forms, no surrogates), written by hand. */
+static void test_json(void)
+{
+    static const struct { const char *in, *out; } w[] = {
+        {"plain", "\"plain\""},
+        {"a\"b\\c", "\"a\\\"b\\\\c\""},
+        {"\t\x01\x1f\x7f", "\"\\u0009\\u0001\\u001f\\u007f\""},
+        {"\xc3\xa9 \xf0\x9f\x98\x80", "\"\xc3\xa9 \xf0\x9f\x98\x80\""},  /* e-acute, U+1F600: kept */
+        {"x\xffy", "\"x\\ufffdy\""},                                         /* not UTF-8 */
+        {"\xc3", "\"\\ufffd\""},                                             /* cut sequence */
+        {"\xc0\xaf", "\"\\ufffd\\ufffd\""},                                   /* overlong '/' */
+        {"\xed\xa0\x80", "\"\\ufffd\\ufffd\\ufffd\""},                         /* a surrogate */
+    };
+    for (size_t i = 0; i < sizeof w / sizeof *w; i++)
+        CHECK(!strcmp(json_of(w[i].in), w[i].out), "json_put_str case %zu: %s, expected %s", i, json_of(w[i].in),
+              w[i].out);
+    CHECK(!strcmp(json_of(NULL), "\"\""), "json_put_str(NULL): %s", json_of(NULL));
+    static const struct { const char *in, *out; } r[] = {
+        {"\"a\\\"b\\\\c\\/\\b\\f\\n\\r\\t\",", "a\"b\\c/\b\f\n\r\t"},
+        {"\"\\u00e9\\u0041\"", "\xc3\xa9" "A"},
+        {"\"\\ud83d\\ude00\"", "\xf0\x9f\x98\x80"},
+        {"\"\xc3\xa9\"", "\xc3\xa9"},
+    };
+    char out[64];
+    for (size_t i = 0; i < sizeof r / sizeof *r; i++) {
+        const char *end = json_get_str(r[i].in, out, sizeof out);
+        CHECK(end && !strcmp(out, r[i].out), "json_get_str case %zu: '%s'", i, out);
+        CHECK(end && end == strrchr(r[i].in, '"') + 1, "json_get_str case %zu: end not after the closing quote", i);
+    }
+    static const char *const bad[] = {"\"abc", "\"\\x\"", "\"\\ud83d\"", "\"\\ude00\"", "\"\\u12g4\"", "\"a\tb\"",
+                                      "\"\xff\"", "abc", ""};
+    for (size_t i = 0; i < sizeof bad / sizeof *bad; i++)
+        CHECK(!json_get_str(bad[i], out, sizeof out) && !out[0], "json_get_str accepted bad case %zu", i);
+    /* cut at a character boundary: "a" + e-acute in 3 bytes (with the NUL) keeps "a" */
+    CHECK(json_get_str("\"a\xc3\xa9" "b\"", out, 3) && !strcmp(out, "a"), "json_get_str cut: '%s'", out);
+    CHECK(json_get_str("\"abcdef\"", out, 4) && !strcmp(out, "abc"), "json_get_str cut: '%s'", out);
+    /* every ASCII character but NUL, written and read back */
+    char all[128];
+    for (int c = 1; c < 128; c++)
+        all[c - 1] = (char)c;
+    all[127] = 0;
+    char back[128];
+    CHECK(json_get_str(json_of(all), back, sizeof back) && !strcmp(back, all), "json: ASCII does not round-trip");
+}
+
 int main(int argc, char **argv)
 {
+    test_json();
     test_vec_forms();
     test_pool_meta();
     test_gpu_uuid();

@@ -19,8 +19,8 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 # Progress of the build while it runs: the last "[ NN%] ..." step of the log
 # (else its last line) with the time so far; on a terminal one line updated
-# in place every 2 s, else a line whenever the percentage moves (at most
-# every 20 s).
+# in place every 2 s (cut to the terminal's width), else a whole line
+# whenever the percentage moves (at most every 20 s).
 progress() {
   local pid=$1 log=$2 start=$SECONDS tty=0 last="" shown="" next=0 line width
   [ -t 1 ] && tty=1
@@ -36,7 +36,7 @@ progress() {
     else
       last=$(printf '%s' "$line" | grep -o '\[ *[0-9]*%\]' || true)
       if [ "$last" != "$shown" ] && [ $SECONDS -ge $next ]; then
-        echo "   ${line:0:$width}"
+        echo "   $line"
         shown=$last
         next=$((SECONDS + 20))
       fi

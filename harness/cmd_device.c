@@ -18,53 +18,241 @@
 
 /* ---------------------------------------------------------------- devices */
 
-/* `devices --json`: every CUDA and HIP device, as one JSON object. */
-static int devices_json(void)
+/* The GPUs present, open (those that fail to open keep their error). */
+enum { MAX_DEVS = 16 };
+typedef struct gpu_list {
+    int ncuda, nhip, n;
+    char spec[MAX_DEVS][32];
+    const char *backend[MAX_DEVS];
+    mf_device *dev[MAX_DEVS]; /* NULL: err says why */
+    char err[MAX_DEVS][512];
+    char hip_why[256];        /* no HIP device: what the HIP layer says */
+} gpu_list;
+
+static void gpus_open(gpu_list *g)
 {
     static const struct {
         mf_backend b;
         const char *name;
     } backends[] = {{MF_BACKEND_CUDA, "cuda"}, {MF_BACKEND_HIP, "hip"}};
-    printf("{\"devices\": [");
-    int first = 1;
+    memset(g, 0, sizeof *g);
     for (size_t q = 0; q < sizeof backends / sizeof backends[0]; q++) {
-        int n = mf_device_count(backends[q].b);
-        for (int d = 0; d < n; d++) {
-            char spec[32], err[512];
-            snprintf(spec, sizeof spec, "%s:%d", backends[q].name, d);
-            mf_device *dev;
-            printf("%s{\"spec\": ", first ? "" : ", ");
-            json_put_str(stdout, spec);
-            printf(", \"backend\": ");
-            json_put_str(stdout, backends[q].name);
-            first = 0;
-            if (mf_device_open(spec, &dev, err, sizeof err)) {
-                printf(", \"error\": ");
-                json_put_str(stdout, err);
-                printf("}");
-                continue;
-            }
-            const mf_device_info *di = mf_device_get_info(dev);
-            printf(", \"name\": ");
-            json_put_str(stdout, di->name);
-            printf(", \"arch\": ");
-            json_put_str(stdout, di->arch);
-            printf(", \"table_arch\": ");
-            json_put_str(stdout, di->model_arch < MF_ARCH_COUNT ? mf_arch_name(di->model_arch) : "");
-            printf(", \"driver\": ");
-            json_put_str(stdout, di->driver);
-            printf(", \"runtime\": ");
-            json_put_str(stdout, di->runtime);
-            printf(", \"uuid\": ");
-            json_put_str(stdout, di->uuid);
-            printf(", \"pci_bus_id\": ");
-            json_put_str(stdout, di->pci_bus_id);
-            printf("}");
-            mf_device_close(dev);
+        int count = mf_device_count(backends[q].b);
+        if (backends[q].b == MF_BACKEND_CUDA)
+            g->ncuda = count;
+        else
+            g->nhip = count;
+        for (int d = 0; d < count && g->n < MAX_DEVS; d++, g->n++) {
+            snprintf(g->spec[g->n], sizeof g->spec[g->n], "%s:%d", backends[q].name, d);
+            g->backend[g->n] = backends[q].name;
+            if (mf_device_open(g->spec[g->n], &g->dev[g->n], g->err[g->n], sizeof g->err[g->n]))
+                g->dev[g->n] = NULL;
         }
     }
-    printf("], \"cuda\": %d, \"hip\": %d}\n", mf_device_count(MF_BACKEND_CUDA), mf_device_count(MF_BACKEND_HIP));
+    if (!g->nhip) {
+        mf_device *hd = NULL;
+        if (mf_device_open("hip", &hd, g->hip_why, sizeof g->hip_why) == MF_DEV_OK)
+            mf_device_close(hd);
+    }
+}
+
+static void gpus_close(gpu_list *g)
+{
+    for (int d = 0; d < g->n; d++)
+        if (g->dev[d])
+            mf_device_close(g->dev[d]);
+}
+
+/* Whether device dev runs instruction `in` (any of the variants of its
+ * form); vs receives the variants it runs ("default n256 ..."). */
+static int runs_on(mf_device *dev, const mf_instr *in, const mf_device_form *form, char *vs, size_t vslen)
+{
+    size_t pos = 0;
+    int ok = 0;
+    vs[0] = 0;
+    for (int v = 0; dev && form->variants[v]; v++) {
+        const char *vn = form->variants[v];
+        if (mf_device_supports(dev, in, vn)) {
+            ok = 1;
+            int w = snprintf(vs + pos, vslen - pos, "%s%s", pos ? " " : "", *vn ? vn : "default");
+            if (w > 0 && (size_t)w < vslen - pos)
+                pos += (size_t)w;
+        }
+    }
+    return ok;
+}
+
+/* The rows of the table PATTERN selects, per architecture: how many, how
+ * many have a device wrapper, and how many each device runs. */
+typedef struct arch_count {
+    int rows, wrapped;
+    int runs[MAX_DEVS];
+} arch_count;
+
+static void count_rows(const char *pattern, const gpu_list *g, arch_count *c)
+{
+    memset(c, 0, sizeof *c * MF_ARCH_COUNT);
+    for (size_t i = 0; i < mf_instr_count; i++) {
+        const mf_instr *in = &mf_instr_table[i];
+        if (in->arch >= MF_ARCH_COUNT || !instr_selects(pattern, in->name))
+            continue;
+        arch_count *a = &c[in->arch];
+        a->rows++;
+        mf_device_form form;
+        mf_device_form_of(in, &form);
+        if (!mf_device_target(in, NULL) || !form.form)
+            continue;
+        a->wrapped++;
+        char vs[128];
+        for (int d = 0; d < g->n; d++)
+            a->runs[d] += runs_on(g->dev[d], in, &form, vs, sizeof vs);
+    }
+}
+
+/* `devices --json`: every CUDA and HIP device, each architecture's counts,
+ * and every instruction PATTERN selects with where it runs, as one object
+ * ("cuda" and "hip", the device counts, come last). */
+static int devices_json(const char *pattern)
+{
+    gpu_list g;
+    gpus_open(&g);
+    printf("{\"devices\": [");
+    for (int d = 0; d < g.n; d++) {
+        printf("%s{\"spec\": ", d ? ", " : "");
+        json_put_str(stdout, g.spec[d]);
+        printf(", \"backend\": ");
+        json_put_str(stdout, g.backend[d]);
+        if (!g.dev[d]) {
+            printf(", \"error\": ");
+            json_put_str(stdout, g.err[d]);
+            printf("}");
+            continue;
+        }
+        const mf_device_info *di = mf_device_get_info(g.dev[d]);
+        printf(", \"name\": ");
+        json_put_str(stdout, di->name);
+        printf(", \"arch\": ");
+        json_put_str(stdout, di->arch);
+        printf(", \"table_arch\": ");
+        json_put_str(stdout, di->model_arch < MF_ARCH_COUNT ? mf_arch_name(di->model_arch) : "");
+        printf(", \"driver\": ");
+        json_put_str(stdout, di->driver);
+        printf(", \"runtime\": ");
+        json_put_str(stdout, di->runtime);
+        printf(", \"uuid\": ");
+        json_put_str(stdout, di->uuid);
+        printf(", \"pci_bus_id\": ");
+        json_put_str(stdout, di->pci_bus_id);
+        printf("}");
+    }
+    arch_count c[MF_ARCH_COUNT];
+    count_rows(pattern, &g, c);
+    printf("], \"architectures\": [");
+    int first = 1;
+    for (int a = 0; a < MF_ARCH_COUNT; a++) {
+        const mf_arch_info *ai = mf_arch_get((mf_arch)a);
+        if (!c[a].rows)
+            continue;
+        printf("%s{\"arch\": ", first ? "" : ", ");
+        json_put_str(stdout, ai->name);
+        printf(", \"target\": ");
+        json_put_str(stdout, ai->target ? ai->target : "");
+        printf(", \"instructions\": %d, \"wrapped\": %d, \"runs_on\": {", c[a].rows, c[a].wrapped);
+        for (int d = 0, k = 0; d < g.n; d++)
+            if (c[a].runs[d])
+            {
+                printf("%s", k++ ? ", " : "");
+                json_put_str(stdout, g.spec[d]);
+                printf(": %d", c[a].runs[d]);
+            }
+        printf("}}");
+        first = 0;
+    }
+    printf("], \"instructions\": [");
+    first = 1;
+    for (size_t i = 0; i < mf_instr_count; i++) {
+        const mf_instr *in = &mf_instr_table[i];
+        if (!instr_selects(pattern, in->name))
+            continue;
+        const char *why_t;
+        const char *target = mf_device_target(in, &why_t);
+        mf_device_form form;
+        mf_device_form_of(in, &form);
+        printf("%s{\"name\": ", first ? "" : ",\n  ");
+        first = 0;
+        json_put_str(stdout, in->name);
+        printf(", \"target\": ");
+        json_put_str(stdout, target ? target : "");
+        printf(", \"form\": ");
+        json_put_str(stdout, target && form.form ? form.form : "");
+        if (!target || !form.form) {
+            printf(", \"why\": ");
+            json_put_str(stdout, !target ? why_t : form.why ? form.why : "");
+        }
+        printf(", \"runs_on\": {");
+        for (int d = 0, k = 0; target && form.form && d < g.n; d++) {
+            char vs[128];
+            if (!runs_on(g.dev[d], in, &form, vs, sizeof vs))
+                continue;
+            printf("%s", k++ ? ", " : "");
+            json_put_str(stdout, g.spec[d]);
+            printf(": [");
+            /* the variants, each a string */
+            for (char *p = vs, *e; *p; p = e) {
+                e = strchr(p, ' ');
+                int len = e ? (int)(e - p) : (int)strlen(p);
+                printf("%s\"%.*s\"", p == vs ? "" : ", ", len, p);
+                e = e ? e + 1 : p + len;
+            }
+            printf("]");
+        }
+        printf("}}");
+    }
+    gpus_close(&g);
+    printf("], \"cuda\": %d, \"hip\": %d}\n", g.ncuda, g.nhip);
     return 0;
+}
+
+/* `devices -v`: one line per NVIDIA instruction, whether each GPU runs it. */
+static void devices_list(const char *pattern, const gpu_list *g)
+{
+    printf("\n%-58s %-8s %s\n", "instruction", "target", g->ncuda ? "status per device" : "status (no CUDA device present)");
+    for (size_t i = 0; i < mf_instr_count; i++) {
+        const mf_instr *in = &mf_instr_table[i];
+        if (mf_arch_is_amd(in->arch) || !instr_selects(pattern, in->name))
+            continue;
+        const char *why_t;
+        const char *target = mf_device_target(in, &why_t);
+        mf_device_form form;
+        mf_device_form_of(in, &form);
+        printf("%-58s %-8s", in->name, target ? target : "-");
+        if (!target) {
+            printf(" %s\n", why_t);
+            continue;
+        }
+        if (!form.form) {
+            printf(" model-only: %s\n", form.why);
+            continue;
+        }
+        int ncuda_open = 0;
+        for (int d = 0; d < g->n; d++)
+            ncuda_open += g->dev[d] && !strcmp(g->backend[d], "cuda");
+        if (!ncuda_open) {
+            printf(" wrapped; needs a %s GPU\n", target);
+            continue;
+        }
+        int several = form.variants[0] && form.variants[1];
+        for (int d = 0; d < g->n; d++) {
+            if (!g->dev[d] || strcmp(g->backend[d], "cuda"))
+                continue;
+            char vs[128];
+            if (runs_on(g->dev[d], in, &form, vs, sizeof vs))
+                printf(" %s runs (%s)", g->spec[d], several ? vs : form.form);
+            else
+                printf(" %s no (needs %s)", g->spec[d], target);
+        }
+        printf("\n");
+    }
 }
 
 int cmd_devices(int argc, char **argv)
@@ -78,6 +266,7 @@ int cmd_devices(int argc, char **argv)
     const char *pattern = a.npos ? a.pos[0] : NULL;
     const char *any = CLI_V(&a, devices, any).s;
     int json = CLI_V(&a, devices, json).given > 0;
+    int verbose = CLI_V(&a, devices, verbose).given > 0;
     cli_free(&a);
     if (any) {
         if (!strcmp(any, "cuda"))
@@ -89,93 +278,98 @@ int cmd_devices(int argc, char **argv)
         fprintf(stderr, "mmafuzz devices: --any: expected cuda, hip or model, got '%s'\n", any);
         return 2;
     }
-    if (json)
-        return devices_json();
     if (pattern && instr_select_check("devices", "", &pattern, 1))
         return 1;
-    int ncuda = mf_device_count(MF_BACKEND_CUDA);
-    mf_device *devs[16];
-    int ndev = 0;
-    printf("CUDA devices: %d\n", ncuda);
-    for (int d = 0; d < ncuda && ndev < 16; d++) {
-        char spec[32], err[512];
-        snprintf(spec, sizeof spec, "cuda:%d", d);
-        if (mf_device_open(spec, &devs[ndev], err, sizeof err)) {
-            printf("  %s: cannot open: %s\n", spec, err);
+    if (json)
+        return devices_json(pattern);
+    gpu_list g;
+    gpus_open(&g);
+    printf("CUDA devices: %d\n", g.ncuda);
+    for (int d = 0; d < g.n; d++) {
+        if (!strcmp(g.backend[d], "hip"))
+            continue;
+        if (!g.dev[d]) {
+            printf("  %s: cannot open: %s\n", g.spec[d], g.err[d]);
             continue;
         }
-        const mf_device_info *di = mf_device_get_info(devs[ndev]);
-        printf("  %s: %s  %s  table architecture %s  %s  %s  %s  pci %s\n", spec, di->name, di->arch,
+        const mf_device_info *di = mf_device_get_info(g.dev[d]);
+        printf("  %s: %s  %s  table architecture %s  %s  %s  %s  pci %s\n", g.spec[d], di->name, di->arch,
                di->model_arch < MF_ARCH_COUNT ? mf_arch_name(di->model_arch) : "(none)", di->driver, di->runtime,
                di->uuid, di->pci_bus_id[0] ? di->pci_bus_id : "?");
-        ndev++;
     }
     /* AMD GPUs: the HIP layer has its own backend; say what it sees */
-    int nhip = mf_device_count(MF_BACKEND_HIP);
-    printf("HIP devices: %d\n", nhip);
-    if (!nhip) {
-        mf_device *hd = NULL;
-        char herr[256];
-        if (mf_device_open("hip", &hd, herr, sizeof herr) == MF_DEV_OK)
-            mf_device_close(hd);
-        else
-            printf("  hip: %s\n", herr);
+    printf("HIP devices: %d\n", g.nhip);
+    for (int d = 0; d < g.n; d++) {
+        if (strcmp(g.backend[d], "hip"))
+            continue;
+        if (!g.dev[d]) {
+            printf("  %s: cannot open: %s\n", g.spec[d], g.err[d]);
+            continue;
+        }
+        const mf_device_info *di = mf_device_get_info(g.dev[d]);
+        printf("  %s: %s  %s  table architecture %s  %s  %s\n", g.spec[d], di->name, di->arch,
+               di->model_arch < MF_ARCH_COUNT ? mf_arch_name(di->model_arch) : "(none)", di->driver, di->runtime);
     }
-    printf("\n%-58s %-8s %s\n", "instruction", "target", ncuda ? "status per device" : "status (no CUDA device present)");
-    size_t shown = 0, runnable = 0;
-    for (size_t i = 0; i < mf_instr_count; i++) {
-        const mf_instr *in = &mf_instr_table[i];
-        if (mf_arch_is_amd(in->arch) || !instr_selects(pattern, in->name))
+    if (!g.nhip && g.hip_why[0])
+        printf("  hip: %s\n", g.hip_why);
+
+    /* one line per architecture: its rows, those with a device wrapper, and
+     * how many each GPU runs */
+    arch_count c[MF_ARCH_COUNT];
+    count_rows(pattern, &g, c);
+    printf("\n%-14s %12s  %-8s %7s  %s\n", "architecture", "instructions", "target", "wrapped", "runs on");
+    int nvidia_rows = 0, amd_rows = 0;
+    for (int ar = 0; ar < MF_ARCH_COUNT; ar++) {
+        const mf_arch_info *ai = mf_arch_get((mf_arch)ar);
+        if (!c[ar].rows)
             continue;
-        const char *why_t;
-        const char *target = mf_device_target(in, &why_t);
-        mf_device_form form;
-        mf_device_form_of(in, &form);
-        printf("%-58s %-8s", in->name, target ? target : "-");
-        shown++;
-        if (!target) {
-            printf(" %s\n", why_t);
-            continue;
-        }
-        if (!form.form) {
-            printf(" model-only: %s\n", form.why);
-            continue;
-        }
-        if (!ndev) {
-            printf(" wrapped; needs a %s GPU\n", target);
-            continue;
-        }
-        int several = form.variants[0] && form.variants[1];
-        for (int d = 0; d < ndev; d++) {
-            char vs[128] = "";
-            size_t pos = 0;
-            int ok = 0;
-            for (int v = 0; form.variants[v]; v++) {
-                const char *vn = form.variants[v];
-                if (mf_device_supports(devs[d], in, vn)) {
-                    ok = 1;
-                    int w = snprintf(vs + pos, sizeof vs - pos, "%s%s", pos ? " " : "", *vn ? vn : "default");
-                    if (w > 0 && (size_t)w < sizeof vs - pos)
-                        pos += (size_t)w;
-                }
-            }
-            if (ok) {
-                runnable++;
-                printf(" cuda:%d runs (%s)", d, several ? vs : form.form);
-            } else {
-                printf(" cuda:%d no (needs %s)", d, target);
-            }
-        }
+        if (mf_arch_is_amd((mf_arch)ar))
+            amd_rows += c[ar].rows;
+        else
+            nvidia_rows += c[ar].rows;
+        printf("%-14s %12d  %-8s %7d ", ai->name, c[ar].rows, ai->target ? ai->target : "-", c[ar].wrapped);
+        int k = 0;
+        for (int d = 0; d < g.n; d++)
+            if (c[ar].runs[d])
+                printf("%s %s (%d)", k++ ? "," : "", g.spec[d], c[ar].runs[d]);
+        if (!k && !ai->target)
+            printf(" - (%s)", ai->no_target_why);
+        else if (!k && !c[ar].wrapped)
+            printf(" - (no row has a device wrapper)");
+        else if (!k)
+            printf(" no %s GPU here", ai->target);
         printf("\n");
     }
-    for (int d = 0; d < ndev; d++)
-        mf_device_close(devs[d]);
-    if (!shown && pattern) {
-        fprintf(stderr, "mmafuzz devices: no NVIDIA instruction matches '%s'\n", pattern);
+    printf("%-14s %12d  every row of ARCH, on the CPU (the C model): --device model:ARCH\n", "model:ARCH",
+           nvidia_rows + amd_rows);
+
+    if (verbose)
+        devices_list(pattern, &g);
+    printf("\n");
+    for (int d = 0; d < g.n; d++) {
+        if (!g.dev[d])
+            continue;
+        const mf_device_info *di = mf_device_get_info(g.dev[d]);
+        int amd = !strcmp(g.backend[d], "hip"), total = 0;
+        for (int ar = 0; ar < MF_ARCH_COUNT; ar++)
+            total += c[ar].runs[d];
+        printf("%s %s %s: %d of %d %s instructions run here (", g.spec[d], di->name, di->arch, total,
+               amd ? amd_rows : nvidia_rows, amd ? "AMD" : "NVIDIA");
+        int k = 0;
+        for (int ar = 0; ar < MF_ARCH_COUNT; ar++)
+            if (c[ar].runs[d])
+                printf("%s%s %d", k++ ? ", " : "", mf_arch_name((mf_arch)ar), c[ar].runs[d]);
+        printf("%s)\n", k ? "" : "none");
+    }
+    if (!g.n)
+        printf("no GPU here: every instruction runs on the model only (--device model:ARCH)\n");
+    if (!verbose)
+        printf("one line per instruction: mmafuzz devices -v [PATTERN]; for tools: mmafuzz devices --json\n");
+    gpus_close(&g);
+    if (!nvidia_rows && !amd_rows && pattern) {
+        fprintf(stderr, "mmafuzz devices: no instruction matches '%s'\n", pattern);
         return 1;
     }
-    if (ndev)
-        printf("\n%zu of %zu instructions run here\n", runnable, shown);
     return 0;
 }
 

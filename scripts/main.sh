@@ -17,14 +17,48 @@
 #   MMAFUZZ_DEMO_OUT=DIR   the no-GPU run's scratch folder (default build/main-demo)
 set -euo pipefail
 cd "$(dirname "$0")/.."
+# Progress of the build while it runs: the last "[ NN%] ..." step of the log
+# (else its last line) with the time so far; on a terminal one line updated
+# in place every 2 s (cut to the terminal's width), else a whole line
+# whenever the percentage moves (at most every 20 s).
+progress() {
+  local pid=$1 log=$2 start=$SECONDS tty=0 last="" shown="" next=0 line width
+  [ -t 1 ] && tty=1
+  width=$(( ${COLUMNS:-$(tput cols 2>/dev/null || echo 100)} - 1 ))
+  while kill -0 "$pid" 2>/dev/null; do
+    sleep 2
+    line=$(grep -a '^\[ *[0-9]*%\]' "$log" 2>/dev/null | tail -n 1 || true)
+    [ -n "$line" ] || line=$(tail -n 1 "$log" 2>/dev/null || true)
+    line="$(( (SECONDS - start) / 60 ))m$(( (SECONDS - start) % 60 ))s ${line}"
+    if [ $tty = 1 ]; then
+      printf '\r\033[K%s' "${line:0:$width}"
+      shown=1
+    else
+      last=$(printf '%s' "$line" | grep -o '\[ *[0-9]*%\]' || true)
+      if [ "$last" != "$shown" ] && [ $SECONDS -ge $next ]; then
+        echo "   $line"
+        shown=$last
+        next=$((SECONDS + 20))
+      fi
+    fi
+  done
+  [ $tty = 1 ] && [ -n "$shown" ] && printf '\r\033[K'
+  return 0
+}
 if [ "${MMAFUZZ_SKIP_SETUP:-0}" != 1 ]; then
   mkdir -p build
   echo "== setup and build (log: build/setup.log)"
-  if ! scripts/setup.sh >build/setup.log 2>&1; then
+  scripts/setup.sh >build/setup.log 2>&1 &
+  setup_pid=$!
+  trap 'kill "$setup_pid" 2>/dev/null' INT TERM
+  progress "$setup_pid" build/setup.log
+  if ! wait "$setup_pid"; then
     tail -n 30 build/setup.log
     echo "main: setup failed; the whole log is build/setup.log"
     exit 1
   fi
+  trap - INT TERM
+  echo "   built (log: build/setup.log)"
 fi
 mf=${MMAFUZZ_BIN:-build/mmafuzz}
 vec_files=$(find ../shared/vectors ../shared/peer corpus/golden -name '*.vec.gz' -o -name '*.vec' 2>/dev/null | sort || true)

@@ -4,7 +4,8 @@
 # GPU tests skip without a GPU (set MMAFUZZ_REQUIRE_GPU=1 on GPU runners).
 set -euo pipefail
 cd "$(dirname "$0")/.."
-scripts/setup.sh
+# every CUDA target when nvcc is here, GPU or not (the SASS checks, label cuda)
+MMAFUZZ_CMAKE_ARGS="-DMMAFUZZ_CUDA_TARGETS=all ${MMAFUZZ_CMAKE_ARGS:-}" scripts/setup.sh
 jobs=$(nproc)
 ctest --test-dir build --output-on-failure -j"$jobs"
 

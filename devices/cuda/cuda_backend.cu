@@ -46,7 +46,7 @@ struct Impl {
     int sms;
     mf_arch arch;
     const char *target;
-    const mf_cuda_kernel *kernels;
+    mf_cuda_kernel *kernels; /* the target's wrappers, its parts' lists end to end */
     int nkernels;
     signed char *runnable; /* per kernel: -1 unknown, 0 no image for this GPU, 1 runnable */
     int *blocks_per_sm;    /* per kernel, 0 until asked */
@@ -149,6 +149,7 @@ void impl_free(Impl *im)
     free_resources(im);
     free(im->runnable);
     free(im->blocks_per_sm);
+    free(im->kernels);
     free(im);
 }
 
@@ -540,16 +541,25 @@ static int open_gpu(int index, Impl **out, mf_device_info *info, char *err, size
     im->ordinal = index;
     im->sms = p.multiProcessorCount;
     im->target = target_of(p.major, p.minor, &im->arch);
-    static const mf_cuda_kernel none[1] = {{0, 0, 0, 0, 0, 0, 0}};
-    im->kernels = none;
+    const mf_cuda_kernel *const *parts = NULL;
     for (int t = 0; t < mf_cuda_target_count && im->target; t++)
         if (!strcmp(mf_cuda_targets[t].name, im->target))
-            im->kernels = mf_cuda_targets[t].kernels;
-    while (im->kernels[im->nkernels].instr)
-        im->nkernels++;
+            parts = mf_cuda_targets[t].parts;
+    for (int p = 0; parts && parts[p]; p++)
+        for (int k = 0; parts[p][k].instr; k++)
+            im->nkernels++;
+    im->kernels = (mf_cuda_kernel *)malloc(((size_t)im->nkernels + 1) * sizeof *im->kernels);
+    if (im->kernels) {
+        int n = 0;
+        for (int p = 0; parts && parts[p]; p++)
+            for (int k = 0; parts[p][k].instr; k++)
+                im->kernels[n++] = parts[p][k];
+        memset(&im->kernels[n], 0, sizeof im->kernels[n]);
+    }
     im->runnable = (signed char *)malloc((size_t)im->nkernels + 1);
     im->blocks_per_sm = (int *)calloc((size_t)im->nkernels + 1, sizeof(int));
-    if (!im->runnable || !im->blocks_per_sm) {
+    if (!im->kernels || !im->runnable || !im->blocks_per_sm) {
+        free(im->kernels);
         free(im->runnable);
         free(im->blocks_per_sm);
         free(im);

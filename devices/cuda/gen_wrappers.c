@@ -1,18 +1,25 @@
 /*
  * gen_wrappers.c - writes the CUDA wrappers from the instruction table.
  *
- * usage: gen_wrappers OUTDIR TARGET...     (TARGET: the TARGET of an NVIDIA row of model/arch_table.def)
+ * usage: gen_wrappers OUTDIR PARTS TARGET...
+ *   TARGET: the TARGET of an NVIDIA row of model/arch_table.def;
+ *   PARTS: how many translation units each target's wrappers are split into.
  *
  * For every table row whose compilation target (mf_device_target) is one of
- * TARGETs and that has a PTX form (layout.h), it writes into
- * OUTDIR/wrappers_<TARGET>.cu a small struct holding the row's fragment
- * layouts and one inline-asm call of its PTX instruction, and one
- * extern "C" __global__ kernel instantiating the generic loop of kernels.cuh.
- * It also writes OUTDIR/wrappers_targets.cu (the list of lists) and
- * OUTDIR/wrappers.tsv (symbol, instruction, variant, target, expected SASS
- * opcode, and for mma.sp the selector immediate: mf_sass_sp_selector) for
- * the SASS check.  Nothing here is per instruction: every line
- * comes from the table row and layout.c.
+ * TARGETs and that has a PTX form (layout.h), it writes a small struct
+ * holding the row's fragment layouts and one inline-asm call of its PTX
+ * instruction, and one extern "C" __global__ kernel instantiating the generic
+ * loop of kernels.cuh.  The wrappers of a target go (in table order, each to
+ * the lightest part so far: weight()) into OUTDIR/wrappers_<TARGET>_<P>.cu,
+ * P = 0 .. PARTS-1, so that a parallel build compiles them side by side (one
+ * file holding all of sm_90a's is a quarter of an hour in one compiler
+ * process); each part defines its
+ * list mf_cuda_kernels_<TARGET>_<P>[].  It also writes
+ * OUTDIR/wrappers_targets.cu (each target's parts) and OUTDIR/wrappers.tsv
+ * (symbol, instruction, variant, target, expected SASS opcode, and for
+ * mma.sp the selector immediate: mf_sass_sp_selector) for the SASS check,
+ * in table order whatever PARTS is.  Nothing here is per instruction: every
+ * line comes from the table row and layout.c.
  */
 #include "layout.h"
 #include "mf_device.h"
@@ -251,27 +258,81 @@ static void put_wrapper(FILE *f, const mf_instr *in, const char *variant, int id
     fprintf(tsv, "%s\t%s\t%s\t%s\t%s\t%s\n", sym, in->name, *variant ? variant : "-", target, sass, sel);
 }
 
+/* The wrappers of one target being written: its parts and their list entries. */
+enum { MAX_PARTS = 64, MAX_WRAPPERS = 1000 };
+typedef struct target_out {
+    const char *target;
+    int nparts;
+    out part[MAX_PARTS];
+    int id;                          /* wrappers so far */
+    long load[MAX_PARTS];            /* each part's weight so far (weight()) */
+    char (*entries)[640];            /* list entry of each wrapper, in table order */
+    int entry_part[MAX_WRAPPERS];
+    FILE *tsv;
+} target_out;
+
+/* The compile time of a wrapper grows with its accumulator: D's registers
+ * (4 for m16n8, 128 for wgmma n256 f32) plus what every wrapper costs.  A
+ * wrapper goes to the part with the least weight so far: round-robin put
+ * every wgmma row's n256 variants into the same part (the variant lists have
+ * 16-aligned lengths), which then took three times as long as the others. */
+static int weight(const mf_instr *in, const char *variant)
+{
+    mf_variant v;
+    mf_wrap_shape s;
+    if (mf_variant_parse(in, variant, &v) || mf_wrap_shape_of(in, &v, &s))
+        return 16; /* put_wrapper reports it */
+    int rbytes = in->fa == MF_FMT_F64 ? 8 : 4;
+    return ((1 << s.cd.nbits) * ebytes(in->fd) + rbytes - 1) / rbytes + 16;
+}
+
+static void emit(target_out *t, const mf_instr *in, const char *variant)
+{
+    if (t->id >= MAX_WRAPPERS) {
+        fprintf(stderr, "gen_wrappers: more than %d wrappers for %s\n", MAX_WRAPPERS, t->target);
+        exit(2);
+    }
+    int p = 0, n = t->id;
+    for (int q = 1; q < t->nparts; q++)
+        if (t->load[q] < t->load[p])
+            p = q;
+    t->load[p] += weight(in, variant);
+    put_wrapper(t->part[p].f, in, variant, t->id, t->tsv, t->target, t->entries, &n);
+    t->entry_part[t->id++] = p;
+}
+
 int main(int argc, char **argv)
 {
-    if (argc < 3) {
-        fprintf(stderr, "usage: gen_wrappers OUTDIR TARGET...\n");
+    char *end = NULL;
+    long nparts = argc >= 4 ? strtol(argv[2], &end, 10) : 0;
+    if (argc < 4 || !end || *end || nparts < 1 || nparts > MAX_PARTS) {
+        fprintf(stderr, "usage: gen_wrappers OUTDIR PARTS TARGET...   (PARTS: 1 to %d)\n", MAX_PARTS);
         return 2;
     }
     const char *outdir = argv[1];
     char path[1024];
-    out otsv, ocu, otg;
+    out otsv, otg;
     snprintf(path, sizeof path, "%s/wrappers.tsv", outdir);
     FILE *tsv = out_open(&otsv, path);
     fprintf(tsv, "# symbol\tinstruction\tvariant\ttarget\texpected SASS opcode (generated from the table)\t"
                  "mma.sp: the selector immediate (and SHFL when ptxas moves the metadata)\n");
-    static char entries[1024][640];
-    for (int t = 2; t < argc; t++) {
-        const char *target = argv[t];
-        snprintf(path, sizeof path, "%s/wrappers_%s.cu", outdir, target);
-        FILE *f = out_open(&ocu, path);
-        fprintf(f, "/* Generated by gen_wrappers from model/instr_table.def: do not edit. */\n"
-                   "#include \"kernels.cuh\"\n\nnamespace {\n");
-        int nentries = 0, id = 0;
+    static char entries[MAX_WRAPPERS][640];
+    static target_out T;
+    for (int a = 3; a < argc; a++) {
+        const char *target = argv[a];
+        T.target = target;
+        T.nparts = (int)nparts;
+        T.id = 0;
+        memset(T.load, 0, sizeof T.load);
+        T.entries = entries;
+        T.tsv = tsv;
+        for (int p = 0; p < T.nparts; p++) {
+            snprintf(path, sizeof path, "%s/wrappers_%s_%d.cu", outdir, target, p);
+            FILE *f = out_open(&T.part[p], path);
+            fprintf(f, "/* Generated by gen_wrappers from model/instr_table.def: do not edit. */\n"
+                       "/* %s wrappers, part %d of %d */\n"
+                       "#include \"kernels.cuh\"\n\nnamespace {\n", target, p + 1, T.nparts);
+        }
         for (size_t i = 0; i < mf_instr_count; i++) {
             const mf_instr *in = &mf_instr_table[i];
             const char *tg = mf_device_target(in, NULL);
@@ -280,47 +341,54 @@ int main(int argc, char **argv)
                 continue;
             if (kind == MF_PTX_WGMMA) {
                 for (int v = 0; mf_wgmma_variants[v]; v++)
-                    put_wrapper(f, in, mf_wgmma_variants[v], id++, tsv, target, entries, &nentries);
+                    emit(&T, in, mf_wgmma_variants[v]);
                 for (int v = 0; mf_wgmma_form_variants[v]; v++)
                     if (mf_variant_form_ok(in, mf_wgmma_form_variants[v]))
-                        put_wrapper(f, in, mf_wgmma_form_variants[v], id++, tsv, target, entries, &nentries);
+                        emit(&T, in, mf_wgmma_form_variants[v]);
             } else if (kind == MF_PTX_WGMMA_SP) {
                 /* N and the A source, selector 1 where legal, the operand forms */
                 const char *const *vl = mf_wgmma_sp_variants(in);
                 for (int v = 0; vl[v]; v++)
-                    put_wrapper(f, in, vl[v], id++, tsv, target, entries, &nentries);
+                    emit(&T, in, vl[v]);
                 for (int v = 0; mf_wgmma_form_variants[v]; v++)
                     if (mf_variant_form_ok(in, mf_wgmma_form_variants[v]))
-                        put_wrapper(f, in, mf_wgmma_form_variants[v], id++, tsv, target, entries, &nentries);
+                        emit(&T, in, mf_wgmma_form_variants[v]);
             } else if (kind == MF_PTX_MMA_SP) {
                 /* one wrapper per legal sparsity selector (an immediate) */
-                put_wrapper(f, in, "", id++, tsv, target, entries, &nentries);
+                emit(&T, in, "");
                 for (int v = 0; mf_sp_variants[v]; v++)
                     if (mf_sp_sel_ok(in, v + 1))
-                        put_wrapper(f, in, mf_sp_variants[v], id++, tsv, target, entries, &nentries);
+                        emit(&T, in, mf_sp_variants[v]);
             } else
-                put_wrapper(f, in, "", id++, tsv, target, entries, &nentries);
-            if (nentries > 1000) {
-                fprintf(stderr, "gen_wrappers: too many wrappers\n");
-                return 2;
-            }
+                emit(&T, in, "");
         }
-        fprintf(f, "\n} /* namespace */\n\nextern \"C\" const mf_cuda_kernel mf_cuda_kernels_%s[] = {\n", target);
-        for (int e = 0; e < nentries; e++)
-            fprintf(f, "%s\n", entries[e]);
-        fprintf(f, "    {0, 0, 0, 0, 0, 0, 0}};\n");
-        out_close(&ocu);
+        for (int p = 0; p < T.nparts; p++) {
+            FILE *f = T.part[p].f;
+            fprintf(f, "\n} /* namespace */\n\nextern \"C\" const mf_cuda_kernel mf_cuda_kernels_%s_%d[] = {\n", target, p);
+            for (int e = 0; e < T.id; e++)
+                if (T.entry_part[e] == p)
+                    fprintf(f, "%s\n", entries[e]);
+            fprintf(f, "    {0, 0, 0, 0, 0, 0, 0}};\n");
+            out_close(&T.part[p]);
+        }
     }
-    /* the list of lists */
+    /* the list of lists: each target's parts */
     snprintf(path, sizeof path, "%s/wrappers_targets.cu", outdir);
     FILE *f = out_open(&otg, path);
     fprintf(f, "/* Generated by gen_wrappers: do not edit. */\n#include \"kernel_registry.h\"\n\n");
-    for (int t = 2; t < argc; t++)
-        fprintf(f, "extern \"C\" const mf_cuda_kernel mf_cuda_kernels_%s[];\n", argv[t]);
+    for (int a = 3; a < argc; a++)
+        for (int p = 0; p < nparts; p++)
+            fprintf(f, "extern \"C\" const mf_cuda_kernel mf_cuda_kernels_%s_%d[];\n", argv[a], p);
+    for (int a = 3; a < argc; a++) {
+        fprintf(f, "\nstatic const mf_cuda_kernel *const parts_%s[] = {", argv[a]);
+        for (int p = 0; p < nparts; p++)
+            fprintf(f, "%smf_cuda_kernels_%s_%d", p ? ", " : "", argv[a], p);
+        fprintf(f, ", 0};\n");
+    }
     fprintf(f, "\nextern \"C\" const mf_cuda_target mf_cuda_targets[] = {\n");
-    for (int t = 2; t < argc; t++)
-        fprintf(f, "    {\"%s\", mf_cuda_kernels_%s},\n", argv[t], argv[t]);
-    fprintf(f, "};\nextern \"C\" const int mf_cuda_target_count = %d;\n", argc - 2);
+    for (int a = 3; a < argc; a++)
+        fprintf(f, "    {\"%s\", parts_%s},\n", argv[a], argv[a]);
+    fprintf(f, "};\nextern \"C\" const int mf_cuda_target_count = %d;\n", argc - 3);
     out_close(&otg);
     out_close(&otsv);
     return 0;

@@ -1,8 +1,9 @@
 /*
  * kernel_registry.h - the generated list of CUDA wrappers.  gen_wrappers
- * writes one wrappers_<target>.cu per compilation target (sm_75 ... sm_120a);
- * each defines mf_cuda_kernels_<target>[], one entry per (table row, variant)
- * built for that target, ending with an entry whose instr is NULL.
+ * writes the wrappers of each compilation target (sm_75 ... sm_120a) in
+ * parts, wrappers_<target>_<P>.cu, compiled side by side; each part defines
+ * mf_cuda_kernels_<target>_<P>[], one entry per (table row, variant) it
+ * holds, ending with an entry whose instr is NULL.
  */
 #ifndef MMAFUZZ_CUDA_KERNEL_REGISTRY_H
 #define MMAFUZZ_CUDA_KERNEL_REGISTRY_H
@@ -30,10 +31,11 @@ typedef struct mf_kargs {
     const void *SA;   /* sparse rows (mma.sp): the metadata, n_meta bytes per row of A; else unused */
 } mf_kargs;
 
-/* One list per compilation target and the target's name ("sm_90a"). */
+/* One compilation target ("sm_90a") and the lists of its parts (NULL ends
+ * them); together they hold every wrapper of the target once. */
 typedef struct mf_cuda_target {
     const char *name;
-    const mf_cuda_kernel *kernels;
+    const mf_cuda_kernel *const *parts;
 } mf_cuda_target;
 
 extern const mf_cuda_target mf_cuda_targets[];

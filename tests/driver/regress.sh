@@ -13,6 +13,11 @@
 #   input              bad numbers, seeds, state files and check inputs: exit 2
 #                      with a clear message
 #   ctrl_c_minimize    Ctrl-C ends a run in under 0.5 s even with -minimize 5000
+#   main_progress      scripts/main.sh shows the build's progress ([NN%] of
+#                      the log) while setup runs, and names the log
+#   devices_summary    `mmafuzz devices` prints one line per architecture, not
+#                      one per instruction (-v and --json have those); its
+#                      counts agree with `mmafuzz list`, a separate listing
 # Expected values: the contracts in each command's --help and in
 # scripts/main.sh's header, and the issue's wording for each defect.
 set -u
@@ -205,6 +210,67 @@ ctrl_c_minimize)
     { [ $rc -eq 0 ] || [ $rc -eq 1 ]; } || bad "interrupted run: exit $rc"
     grep -q 'done (interrupted)' c.out || bad "interrupted run: no summary"
     [ -s c/campaign.state ] || bad "interrupted run: no campaign.state"
+    ;;
+main_progress)
+    fake_tree
+    # a setup step that builds for 6 s, as cmake --build reports it
+    cat >tree/scripts/setup.sh <<'SETUP'
+#!/usr/bin/env bash
+echo "-- Configuring done"
+sleep 3
+echo "[ 42%] Building C object model/CMakeFiles/mmafuzz_model.dir/eval.c.o"
+sleep 3
+echo "[100%] Built target mmafuzz"
+SETUP
+    printf '#!/usr/bin/env bash\n[ "$1" = devices ] && exit 1\nexit 0\n' >tree/build/mmafuzz
+    chmod +x tree/scripts/setup.sh tree/build/mmafuzz
+    (cd tree && MMAFUZZ_TIME=1 scripts/main.sh </dev/null >../main.out 2>&1)
+    grep -q 'log: build/setup.log' main.out || bad "main.sh does not name the build log: $(head -3 main.out)"
+    grep -q '\[ 42%\] Building C object' main.out ||
+        bad "main.sh showed no build progress while setup ran: $(head -5 main.out)"
+    grep -q 'Configuring done\|\[ 42%\]\|\[100%\]' tree/build/setup.log || bad "setup's output is not in the log"
+    ;;
+devices_summary)
+    # no GPU is needed: the summary counts the table's rows
+    "$EXE" devices >d.out 2>d.err || bad "devices: exit $?: $(head -3 d.err)"
+    "$EXE" list >l.out 2>&1 || bad "list failed"
+    rows=$(wc -l <l.out)
+    n=$(wc -l <d.out)
+    [ "$n" -lt 40 ] || bad "devices printed $n lines (expected one per architecture, fewer than 40)"
+    # every architecture of `list` (ARCH/... names) has its line with its count
+    for arch in $(cut -d/ -f1 l.out | sort -u); do
+        want=$(grep -c "^$arch/" l.out)
+        got=$(awk -v a="$arch" '$1 == a {print $2}' d.out)
+        [ "$got" = "$want" ] || bad "devices: $arch has '$got' instructions, list has $want"
+    done
+    got=$(awk '$1 == "model:ARCH" {print $2}' d.out)
+    [ "$got" = "$rows" ] || bad "devices: model:ARCH runs '$got' instructions, list has $rows"
+    grep -q 'devices -v' d.out || bad "devices does not say how to list every instruction"
+    # -v adds one line per NVIDIA instruction
+    "$EXE" devices -v >v.out 2>&1 || bad "devices -v failed"
+    nv=$(grep -vc '\[hip ' l.out)
+    got=$(grep -Ec '^[a-z0-9_]+/' v.out)
+    [ "$got" = "$nv" ] || bad "devices -v lists $got NVIDIA instructions, list has $nv"
+    # --json: every instruction, the architectures' counts, the device counts
+    "$EXE" devices --json >j.out || bad "devices --json failed"
+    python3 - "$rows" j.out <<'PY' || bad "devices --json: not the expected object (above)"
+import json, sys
+rows, path = int(sys.argv[1]), sys.argv[2]
+j = json.load(open(path))
+assert len(j["instructions"]) == rows, (len(j["instructions"]), rows)
+assert sum(a["instructions"] for a in j["architectures"]) == rows
+assert all(a["wrapped"] <= a["instructions"] for a in j["architectures"])
+assert isinstance(j["cuda"], int) and isinstance(j["hip"], int)
+PY
+    # scripts read the CUDA device count this way (scripts/multi_gpu.sh)
+    [ "$(sed -n 's/.*"cuda": \([0-9]*\).*/\1/p' j.out)" = "$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["cuda"])' j.out)" ] ||
+        bad "devices --json: the sed of scripts/multi_gpu.sh reads another cuda count"
+    # a pattern selects; no match is exit 1
+    "$EXE" devices 'hopper/wgmma*' >p.out 2>&1 || bad "devices PATTERN failed"
+    want=$(grep -c '^hopper/wgmma' l.out)
+    got=$(awk '$1 == "hopper" {print $2}' p.out)
+    [ "$got" = "$want" ] || bad "devices 'hopper/wgmma*': $got, list has $want"
+    "$EXE" devices 'nosuch/instr' >/dev/null 2>&1 && bad "devices with a pattern matching nothing exited 0"
     ;;
 *)
     echo "regress.sh: unknown test '$NAME'"

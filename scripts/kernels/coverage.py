@@ -18,8 +18,8 @@ import sys
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 DEFAULT = os.path.join(HERE, "..", "..", "python", "mmafuzz", "data", "kernels.tsv")
-BEGIN = "<!-- BEGIN GENERATED: scripts/kernels/coverage.py -->"
-END = "<!-- END GENERATED: scripts/kernels/coverage.py -->"
+BEGIN = "<!-- BEGIN KERNEL COVERAGE: scripts/kernels/coverage.py -->"
+END = "<!-- END KERNEL COVERAGE -->"
 SHORT = {"allow_fp16_reduced_precision_reduction=0": "fp16 reduced-precision reduction off",
          "use_fast_accum=1": "use_fast_accum=True"}
 

@@ -40,7 +40,7 @@ links)
   for page in README.md docs/*.md; do
     dir=$(dirname "$page")
     # [text](target) with a relative target (no scheme, not an anchor)
-    grep -o '\](\([^)#:]*\)\(#[^)]*\)\?)' "$page" | sed 's/^](//; s/#.*//; s/)$//' | sort -u |
+    { grep -o '\](\([^)#:]*\)\(#[^)]*\)\?)' "$page" || true; } | sed 's/^](//; s/#.*//; s/)$//' | sort -u |
     while IFS= read -r t; do
       [ -n "$t" ] || continue
       [ -e "$dir/$t" ] || fail "$page links $t, which does not exist"

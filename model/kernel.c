@@ -46,6 +46,23 @@ MF_HD static uint64_t f32_to(mf_format out, uint32_t x)
     return mf_round64(v.sign, v.sig, v.exp - 23, fbits, fbits, ebits, MF_RM_RNE);
 }
 
+/* The slices' binary32 partials part[0..S) added as kr->reduce says (part
+ * is overwritten): serial ((p0 + p1) + p2 ...) or a pairwise tree.  The one
+ * reduction of both evaluation paths. */
+MF_HD static uint32_t reduce_parts(const mf_kernel *kr, uint32_t *part, uint32_t S)
+{
+    if (kr->reduce == MF_KRED_TREE) {
+        for (uint32_t w = 1; w < S; w *= 2)
+            for (uint32_t s = 0; s + w < S; s += 2 * w)
+                part[s] = (uint32_t)mf_f32_add(part[s], part[s + w]);
+        return part[0];
+    }
+    uint32_t sum = part[0];
+    for (uint32_t s = 1; s < S; s++)
+        sum = (uint32_t)mf_f32_add(sum, part[s]);
+    return sum;
+}
+
 MF_HD uint64_t mf_kernel_dot(const mf_kernel *kr, size_t K, const void *a, const void *b)
 {
     const mf_instr *in = kr->in;
@@ -83,17 +100,7 @@ MF_HD uint64_t mf_kernel_dot(const mf_kernel *kr, size_t K, const void *a, const
         else
             part[s] = acc;
     }
-    uint32_t sum = part[0];
-    if (kr->reduce == MF_KRED_TREE) {
-        for (uint32_t w = 1; w < S; w *= 2)
-            for (uint32_t s = 0; s + w < S; s += 2 * w)
-                part[s] = (uint32_t)mf_f32_add(part[s], part[s + w]);
-        sum = part[0];
-    } else {
-        for (uint32_t s = 1; s < S; s++)
-            sum = (uint32_t)mf_f32_add(sum, part[s]);
-    }
-    return f32_to(kr->out, sum);
+    return f32_to(kr->out, reduce_parts(kr, part, S));
 }
 
 const char *mf_kernel_check(const mf_kernel *kr)
@@ -129,7 +136,7 @@ void mf_kernel_eval_rows(const mf_kernel *kr, size_t K, size_t n, const void *co
     const uint32_t S = kr->split ? kr->split : 1;
     const size_t kpad = (K + ik - 1) / ik * ik;
     uint8_t sa[MF_KBLOCK * MF_KMAX * 8], sb[MF_KBLOCK * MF_KMAX * 8];
-    uint32_t acc[MF_KBLOCK], nxt[MF_KBLOCK], main_acc[MF_KBLOCK], sum[MF_KBLOCK];
+    uint32_t acc[MF_KBLOCK], nxt[MF_KBLOCK], main_acc[MF_KBLOCK];
     for (size_t o0 = 0; o0 < n; o0 += MF_KBLOCK) {
         const size_t nb = n - o0 < MF_KBLOCK ? n - o0 : MF_KBLOCK;
         /* the slices' partials, reduced as they come (serial) or kept (tree) */
@@ -162,20 +169,10 @@ void mf_kernel_eval_rows(const mf_kernel *kr, size_t K, size_t n, const void *co
                 parts[s][o] = !kr->promote ? acc[o] : cnt ? (uint32_t)mf_f32_add(main_acc[o], acc[o]) : main_acc[o];
         }
         for (size_t o = 0; o < nb; o++) {
-            if (kr->reduce == MF_KRED_TREE) {
-                uint32_t p[MF_KSPLIT_MAX];
-                for (uint32_t s = 0; s < S; s++)
-                    p[s] = parts[s][o];
-                for (uint32_t w = 1; w < S; w *= 2)
-                    for (uint32_t s = 0; s + w < S; s += 2 * w)
-                        p[s] = (uint32_t)mf_f32_add(p[s], p[s + w]);
-                sum[o] = p[0];
-            } else {
-                sum[o] = parts[0][o];
-                for (uint32_t s = 1; s < S; s++)
-                    sum[o] = (uint32_t)mf_f32_add(sum[o], parts[s][o]);
-            }
-            mf_elem_set(ed, D, o0 + o, f32_to(kr->out, sum[o]));
+            uint32_t p[MF_KSPLIT_MAX];
+            for (uint32_t s = 0; s < S; s++)
+                p[s] = parts[s][o];
+            mf_elem_set(ed, D, o0 + o, f32_to(kr->out, reduce_parts(kr, p, S)));
         }
     }
 }

@@ -101,13 +101,15 @@ def check_recording(path_or_rec: Any, model: str, threads: int = 0, limit: Optio
 
 # ------------------------------------------------------------------ fit
 
-_INSTR = {  # the main loop's row for an input format on Hopper (wgmma: N does not change a bit)
-    "f16": "hopper/wgmma.m64n8k16.f32.f16.f16",
-    "bf16": "hopper/wgmma.m64n8k16.f32.bf16.bf16",
-    "tf32": "hopper/wgmma.m64n8k8.f32.tf32.tf32",
-    "e4m3": "hopper/wgmma.m64n8k32.f32.e4m3.e4m3",
-    "e5m2": "hopper/wgmma.m64n8k32.f32.e5m2.e5m2",
-}
+def main_loop_row(fmt: str, arch: str = "hopper") -> str:
+    """The row a GEMM's main loop issues for input format ``fmt`` on ``arch``:
+    the table's dense wgmma row of the narrowest N (N does not change a bit)
+    with A = B = fmt and an f32 accumulator, read from the instruction table."""
+    for r in _core.rows():
+        if (r["arch"] == arch and r["qualifier"].startswith("wgmma.m64n8k") and ".sp." not in r["qualifier"]
+                and r["a"] == fmt and r["b"] == fmt and r["c"] == "f32" and r["d"] == "f32" and not r["n_scales"]):
+            return r["name"]
+    raise ValueError(f"no {arch} wgmma row with {fmt} inputs and an f32 accumulator")
 
 
 def nvjet_tile(kernels: Iterable[str]) -> Optional[Dict[str, Any]]:
@@ -129,10 +131,7 @@ def candidates(h: Dict[str, Any], splits: Optional[Sequence[int]] = None,
     64, 128, 32), split counts from 1 up to the number of K steps (at most
     128; 1 alone when the kernel's name says it does not split K), both slice
     rules and both reduction orders, and the promotion intervals given."""
-    fmt = h["a_format"]
-    row = next((r["name"] for r in _core.rows() if r["name"].startswith(_INSTR.get(fmt, "?"))), None)
-    if row is None:
-        raise ValueError(f"no main-loop instruction known for {fmt}")
+    row = main_loop_row(h["a_format"])
     ev = nvjet_tile(h.get("kernels", []))
     bks = [ev["bk"]] if ev else [64, 128, 32]
     if splits is None:

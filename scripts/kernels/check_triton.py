@@ -13,13 +13,9 @@ import sys
 
 from mmafuzz import kernels as K, recording as R
 
-ROW = {"f16": "hopper/wgmma.m64n8k16.f32.f16.f16", "bf16": "hopper/wgmma.m64n8k16.f32.bf16.bf16",
-       "e4m3": "hopper/wgmma.m64n8k32.f32.e4m3.e4m3", "e5m2": "hopper/wgmma.m64n8k32.f32.e5m2.e5m2"}
-
-
 def model_of(h):
     f = h["flags"]
-    return K.format_model({"instr": ROW[h["a_format"]], "bk": f["block_k"], "split": f.get("split_k", 1),
+    return K.format_model({"instr": K.main_loop_row(h["a_format"]), "bk": f["block_k"], "split": f.get("split_k", 1),
                            "split_rule": "ceil", "reduce": "serial", "promote": 0, "out": h["d_format"]})
 
 

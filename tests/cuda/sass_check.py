@@ -1,12 +1,12 @@
 #!/usr/bin/env python3
 """sass_check.py - each CUDA wrapper issues the instruction it claims.
 
-usage: sass_check.py MANIFEST LIBRARY
+usage: sass_check.py MANIFEST OBJECT...
 
 MANIFEST is wrappers.tsv, written by gen_wrappers from the instruction table:
 one line per wrapper kernel with the SASS opcode its table row must compile to
-(layout.c, mf_sass_expect).  LIBRARY is the static library holding the
-wrappers.  cuobjdump (no GPU needed; on PATH, in NVDISASM/CUOBJDUMP env vars,
+(layout.c, mf_sass_expect).  OBJECT... are the wrappers' object files (or a
+library holding them).  cuobjdump (no GPU needed; on PATH, in NVDISASM/CUOBJDUMP env vars,
 or from the PyPI package nvidia-cuda-cuobjdump with nvidia-cuda-nvdisasm)
 disassembles it; every wrapper must contain its expected opcode and no other
 matrix opcode family (HMMA/HGMMA/QGMMA/QMMA/DMMA/IMMA/IGMMA/BMMA/BGMMA).
@@ -68,11 +68,11 @@ def selector_ok(want, text, kernel):
 
 
 def main():
-    if len(sys.argv) != 3:
+    if len(sys.argv) < 3:
         print(__doc__)
         return 2
-    manifest, lib = sys.argv[1], sys.argv[2]
-    if not os.path.exists(manifest) or not os.path.exists(lib):
+    manifest, libs = sys.argv[1], sys.argv[2:]
+    if not os.path.exists(manifest) or not all(os.path.exists(lib) for lib in libs):
         print("SKIP: CUDA wrappers not built (no CUDA compiler at build time)")
         return 77
     cuobjdump = os.environ.get("CUOBJDUMP") or find_tool("cuobjdump")
@@ -83,9 +83,9 @@ def main():
     env = dict(os.environ)
     if nvdisasm:
         env["PATH"] = os.path.dirname(nvdisasm) + os.pathsep + env.get("PATH", "")
-    out = subprocess.run([cuobjdump, "--dump-sass", lib], capture_output=True, text=True, env=env)
+    out = subprocess.run([cuobjdump, "--dump-sass"] + libs, capture_output=True, text=True, env=env)
     if out.returncode != 0:
-        print("FAIL: cuobjdump --dump-sass %s: %s" % (lib, out.stderr.strip()))
+        print("FAIL: cuobjdump --dump-sass %s: %s" % (" ".join(libs), out.stderr.strip()))
         return 1
     ops = {}  # kernel symbol -> set of matrix opcodes
     lines = {}  # kernel symbol -> the matrix instructions' text (operands included)

@@ -63,44 +63,63 @@ MF_HD static uint32_t reduce_parts(const mf_kernel *kr, uint32_t *part, uint32_t
     return sum;
 }
 
+MF_HD void mf_kernel_slice_k(const mf_kernel *kr, size_t K, uint32_t s, size_t *k0, size_t *k1)
+{
+    const size_t ik = kr->in->k, bk = kr->bk ? kr->bk : ik;
+    const uint32_t iters = (uint32_t)((K + bk - 1) / bk);
+    const size_t kpad = (K + ik - 1) / ik * ik;
+    uint32_t f, e;
+    mf_kernel_slice(kr, iters, s, &f, &e);
+    *k0 = (size_t)f * bk;
+    *k1 = (size_t)e * bk < kpad ? (size_t)e * bk : kpad;
+}
+
+MF_HD void mf_kernel_step_done(const mf_kernel *kr, mf_kacc *st)
+{
+    if (kr->promote && ++st->n == kr->promote) {
+        st->main = (uint32_t)mf_f32_add(st->main, st->acc);
+        st->acc = 0;
+        st->n = 0;
+    }
+}
+
+MF_HD uint32_t mf_kernel_part(const mf_kernel *kr, const mf_kacc *st)
+{
+    if (!kr->promote)
+        return st->acc;
+    return st->n ? (uint32_t)mf_f32_add(st->main, st->acc) : st->main;
+}
+
+MF_HD uint64_t mf_kernel_finish(const mf_kernel *kr, uint32_t *part)
+{
+    return f32_to(kr->out, reduce_parts(kr, part, kr->split ? kr->split : 1));
+}
+
 MF_HD uint64_t mf_kernel_dot(const mf_kernel *kr, size_t K, const void *a, const void *b)
 {
     const mf_instr *in = kr->in;
     const size_t ea = mf_tile_elem_bytes(in->fa), eb = mf_tile_elem_bytes(in->fb);
-    const size_t ik = in->k, bk = kr->bk ? kr->bk : ik;
-    const uint32_t iters = (uint32_t)((K + bk - 1) / bk);
+    const size_t ik = in->k;
     const uint32_t S = kr->split ? kr->split : 1;
-    const size_t kpad = (K + ik - 1) / ik * ik;
     uint32_t part[MF_KSPLIT_MAX];
     mf_case cs;
     memset(&cs, 0, sizeof cs);
     for (uint32_t s = 0; s < S && s < MF_KSPLIT_MAX; s++) {
-        uint32_t f, e;
-        mf_kernel_slice(kr, iters, s, &f, &e);
-        size_t k0 = (size_t)f * bk, k1 = (size_t)e * bk;
-        if (k1 > kpad)
-            k1 = kpad;
-        uint32_t acc = 0, main_acc = 0, n = 0;
-        for (; k0 < k1; k0 += ik) {
-            cs.c = acc;
+        size_t k0, k1;
+        mf_kacc st = {0, 0, 0};
+        for (mf_kernel_slice_k(kr, K, s, &k0, &k1); k0 < k1; k0 += ik) {
+            cs.c = st.acc;
             for (size_t q = 0; q < ik; q++) {
                 const size_t idx = k0 + q;
                 cs.a[q] = idx < K ? mf_elem_get(ea, a, idx) : 0;
                 cs.b[q] = idx < K ? mf_elem_get(eb, b, idx) : 0;
             }
-            acc = (uint32_t)mf_eval(in, &cs);
-            if (kr->promote && ++n == kr->promote) {
-                main_acc = (uint32_t)mf_f32_add(main_acc, acc);
-                acc = 0;
-                n = 0;
-            }
+            st.acc = (uint32_t)mf_eval(in, &cs);
+            mf_kernel_step_done(kr, &st);
         }
-        if (kr->promote)
-            part[s] = n ? (uint32_t)mf_f32_add(main_acc, acc) : main_acc;
-        else
-            part[s] = acc;
+        part[s] = mf_kernel_part(kr, &st);
     }
-    return f32_to(kr->out, reduce_parts(kr, part, S));
+    return mf_kernel_finish(kr, part);
 }
 
 const char *mf_kernel_check(const mf_kernel *kr)
@@ -131,48 +150,41 @@ void mf_kernel_eval_rows(const mf_kernel *kr, size_t K, size_t n, const void *co
 {
     const mf_instr *in = kr->in;
     const size_t ea = mf_tile_elem_bytes(in->fa), eb = mf_tile_elem_bytes(in->fb), ed = mf_tile_elem_bytes(kr->out);
-    const size_t ik = in->k, bk = kr->bk ? kr->bk : ik;
-    const uint32_t iters = (uint32_t)((K + bk - 1) / bk);
+    const size_t ik = in->k;
     const uint32_t S = kr->split ? kr->split : 1;
-    const size_t kpad = (K + ik - 1) / ik * ik;
     uint8_t sa[MF_KBLOCK * MF_KMAX * 8], sb[MF_KBLOCK * MF_KMAX * 8];
-    uint32_t acc[MF_KBLOCK], nxt[MF_KBLOCK], main_acc[MF_KBLOCK];
+    uint32_t acc[MF_KBLOCK], nxt[MF_KBLOCK];
     for (size_t o0 = 0; o0 < n; o0 += MF_KBLOCK) {
         const size_t nb = n - o0 < MF_KBLOCK ? n - o0 : MF_KBLOCK;
         /* the slices' partials, reduced as they come (serial) or kept (tree) */
         static _Thread_local uint32_t parts[MF_KSPLIT_MAX][MF_KBLOCK];
         for (uint32_t s = 0; s < S && s < MF_KSPLIT_MAX; s++) {
-            uint32_t f, e, cnt = 0;
-            mf_kernel_slice(kr, iters, s, &f, &e);
-            size_t k0 = (size_t)f * bk, k1 = (size_t)e * bk;
-            if (k1 > kpad)
-                k1 = kpad;
-            memset(acc, 0, sizeof acc);
-            memset(main_acc, 0, sizeof main_acc);
-            for (; k0 < k1; k0 += ik) {
+            size_t k0, k1;
+            mf_kacc st[MF_KBLOCK];
+            memset(st, 0, sizeof st);
+            for (mf_kernel_slice_k(kr, K, s, &k0, &k1); k0 < k1; k0 += ik) {
                 for (size_t o = 0; o < nb; o++)
                     for (size_t q = 0; q < ik; q++) {
                         const size_t idx = k0 + q;
                         mf_elem_set(ea, sa, o * ik + q, idx < K ? mf_elem_get(ea, a[o0 + o], idx) : 0);
                         mf_elem_set(eb, sb, o * ik + q, idx < K ? mf_elem_get(eb, b[o0 + o], idx) : 0);
                     }
+                for (size_t o = 0; o < nb; o++)
+                    acc[o] = st[o].acc;
                 mf_eval_cases(in, nb, sa, sb, acc, NULL, NULL, nxt);
-                memcpy(acc, nxt, nb * sizeof *acc);
-                if (kr->promote && ++cnt == kr->promote) {
-                    for (size_t o = 0; o < nb; o++)
-                        main_acc[o] = (uint32_t)mf_f32_add(main_acc[o], acc[o]);
-                    memset(acc, 0, sizeof acc);
-                    cnt = 0;
+                for (size_t o = 0; o < nb; o++) {
+                    st[o].acc = nxt[o];
+                    mf_kernel_step_done(kr, &st[o]);
                 }
             }
             for (size_t o = 0; o < nb; o++)
-                parts[s][o] = !kr->promote ? acc[o] : cnt ? (uint32_t)mf_f32_add(main_acc[o], acc[o]) : main_acc[o];
+                parts[s][o] = mf_kernel_part(kr, &st[o]);
         }
         for (size_t o = 0; o < nb; o++) {
             uint32_t p[MF_KSPLIT_MAX];
             for (uint32_t s = 0; s < S; s++)
                 p[s] = parts[s][o];
-            mf_elem_set(ed, D, o0 + o, f32_to(kr->out, reduce_parts(kr, p, S)));
+            mf_elem_set(ed, D, o0 + o, mf_kernel_finish(kr, p));
         }
     }
 }

@@ -55,6 +55,24 @@ typedef struct mf_kernel {
 /* Slice s of K's `iters` main-loop iterations: [*first, *end). */
 MF_HD void mf_kernel_slice(const mf_kernel *kr, uint32_t iters, uint32_t s, uint32_t *first, uint32_t *end);
 
+/* The pieces of mf_kernel_dot, for a caller that evaluates the instruction
+ * steps itself (the GPU's fixed-shape check, devices/cuda/kernel_check.cuh):
+ *   for each slice s < split: mf_kernel_slice_k gives its K range [k0, k1)
+ *   (K padded to the instruction's K); an mf_kacc starts at zero; each
+ *   instruction step sets acc to the instruction's D from C = acc, then
+ *   calls mf_kernel_step_done (promotion); mf_kernel_part gives the slice's
+ *   binary32 partial; mf_kernel_finish reduces the partials and converts. */
+typedef struct mf_kacc {
+    uint32_t acc;    /* the instruction's accumulator (binary32 bits) */
+    uint32_t main;   /* the promoted sum */
+    uint32_t n;      /* instructions since the last promotion */
+} mf_kacc;
+MF_HD void mf_kernel_slice_k(const mf_kernel *kr, size_t K, uint32_t s, size_t *k0, size_t *k1);
+MF_HD void mf_kernel_step_done(const mf_kernel *kr, mf_kacc *st);
+MF_HD uint32_t mf_kernel_part(const mf_kernel *kr, const mf_kacc *st);
+/* part[0..split) is overwritten.  @return the output's bit pattern. */
+MF_HD uint64_t mf_kernel_finish(const mf_kernel *kr, uint32_t *part);
+
 /* One output of the call: row a[0..K) of A and column b[0..K) of B, bit
  * patterns of elem_a and elem_b bytes each (mf_tile_elem_bytes of the row's
  * formats).  @return the output's bit pattern. */

@@ -57,12 +57,14 @@
 
 /* The host library's declarations (global scope, C linkage). */
 #include "../../model/mmafuzz_model.h"
+#include "../../model/mmafuzz_kernel.h"
 #include "../../gen/mmafuzz_gen.h"
 
 /* The device configuration: the project headers once more, inside mfd. */
 #define MF_DEVICE_BUILD 1
 #undef MMAFUZZ_PORTABLE_H
 #undef MMAFUZZ_MODEL_H
+#undef MMAFUZZ_KERNEL_H
 #undef MMAFUZZ_MODEL_INTERNAL_H
 #undef MMAFUZZ_GEN_H
 #undef MMAFUZZ_GEN_RNG_H
@@ -78,6 +80,7 @@ namespace mfd {
 #include "../../model/family_int.c"
 #include "../../model/eval.c"
 #include "../../model/sparse.c"
+#include "../../model/kernel.c"
 #include "../../gen/gen_values.c"
 #include "../../gen/gen_int.c"
 #include "../../gen/gen_tile.c"

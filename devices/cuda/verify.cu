@@ -31,6 +31,7 @@
  */
 #include "model_device.cuh"
 #include "verify.h"
+#include "mf_kcheck.h"
 
 /* The host library's answer to "does this row take the fast T-FDPA path
  * whole" (model/internal.h; C linkage): a chunk function, or NULL. */
@@ -1195,3 +1196,6 @@ cudaError_t vgpu_collect(Vgpu *v, std::vector<mf_verify_hit> *out, size_t cap, u
     *seconds = v->seconds;
     return cudaSuccess;
 }
+
+/* Whole GEMM calls against the kernel model (devices/mf_kcheck.h). */
+#include "kernel_check.cuh"

@@ -1,0 +1,39 @@
+/*
+ * gemm_fuzz.h - fuzzing whole cuBLASLt GEMM calls on the GPU against the
+ * kernel model (gemm_fuzz.c; `mmafuzz gemm -runs N`).
+ */
+#ifndef MMAFUZZ_GEMM_FUZZ_H
+#define MMAFUZZ_GEMM_FUZZ_H
+
+#include "mmafuzz_kernel.h"
+
+#include <stdint.h>
+
+typedef struct gemm_fuzz_opts {
+    int device;              /* CUDA ordinal */
+    uint64_t seed;
+    uint64_t runs;           /* GEMM calls (0: no limit) */
+    double max_time;         /* seconds (0: no limit) */
+    const char *out;         /* the store: findings under OUT/findings/ */
+    const mf_format *types_in, *types_out;
+    int ntypes;
+    int algos;               /* algorithms of the heuristic's list drawn from (1..8) */
+    int mem_mib;             /* device memory a round's operand may take */
+    double status_every;     /* seconds between status lines */
+    int json;                /* the summary as JSON */
+    int require_gpu;         /* no GPU: exit 1 (MMAFUZZ_REQUIRE_GPU) instead of 77 */
+} gemm_fuzz_opts;
+
+/* @return 0 (no disagreement left unexplained), 1 (some unexplained, or a
+ * GPU error), 77 (no GPU and not required). */
+int gemm_fuzz(const gemm_fuzz_opts *o);
+
+/* The first guess of a cuBLASLt call's kernel model on sm_90 from its
+ * algorithm's attributes: the input format's Hopper wgmma row chained over
+ * K in steps of 64 (128 for fp8), split in splitk_num slices (ceil rule,
+ * serial binary32 reduction), fp8 promoted every 4 instructions unless
+ * fast accumulation: the structure found for torch's cuBLAS calls
+ * (docs/kernels.md).  @return 0, or -1 (no such row). */
+int gemm_guess(mf_format a, mf_format b, mf_format d, int splitk_num, int fast_accum, mf_kernel *kr);
+
+#endif

@@ -123,8 +123,9 @@ struct cli_opts_none_ {
  * command: flags of the table, and positional arguments (o.pos, o.npos),
  * checked against the command's count.
  * @return 0 parsed; 1 --help was asked and printed on stdout; -1 bad usage
- * (message on stderr; the command exits 2).  Free with cli_CMD_free(&o)
- * (also after a non-zero return).  The strings point into argv. */
+ * (message on stderr; the command exits 2).  After 0, free with
+ * cli_CMD_free(&o); after a non-zero return nothing is held (freeing is
+ * harmless).  The strings point into argv. */
 int cli_parse_opts(cli_cmd_id cmd, int argc, char **argv, void *opts);
 void cli_free_opts(cli_cmd_id cmd, void *opts);
 #define CLI_COMMAND(cmd, ...)                                                            \

@@ -187,10 +187,8 @@ int cmd_campaign(int argc, char **argv)
 {
     cli_opts_campaign a;
     int prc = cli_campaign_parse(argc, argv, &a);
-    if (prc) {
-        cli_campaign_free(&a);
-        return prc > 0 ? 0 : 2;
-    }
+    if (prc)
+        return prc > 0 ? 0 : 2;  /* --help printed, or bad usage; nothing held */
     int rc;
     if (strcmp(a.pos[0], "init") || a.npos != 2) {
         fprintf(stderr, "mmafuzz campaign: expected 'init DIR', got '%s'%s\n", a.pos[0],

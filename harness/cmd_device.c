@@ -259,10 +259,8 @@ int cmd_devices(int argc, char **argv)
 {
     cli_opts_devices a;
     int prc = cli_devices_parse(argc, argv, &a);
-    if (prc) {
-        cli_devices_free(&a);
-        return prc > 0 ? 0 : 2;
-    }
+    if (prc)
+        return prc > 0 ? 0 : 2;  /* --help printed, or bad usage; nothing held */
     const char *pattern = a.npos ? a.pos[0] : NULL;
     const char *any = a.any;
     int json = a.json > 0;
@@ -444,10 +442,8 @@ int cmd_record(int argc, char **argv)
 {
     cli_opts_record a;
     int prc = cli_record_parse(argc, argv, &a);
-    if (prc) {
-        cli_record_free(&a);
-        return prc > 0 ? 0 : 2;
-    }
+    if (prc)
+        return prc > 0 ? 0 : 2;  /* --help printed, or bad usage; nothing held */
     const char *spec = a.device, *pattern = a.instr;
     const char *outpath = a.out, *variant = a.variant;
     long long runs = a.runs, max_time = a.max_total_time;

@@ -91,10 +91,8 @@ int cmd_fit(int argc, char **argv)
 {
     cli_opts_fit a;
     int prc = cli_fit_parse(argc, argv, &a);
-    if (prc) {
-        cli_fit_free(&a);
-        return prc > 0 ? 0 : 2;
-    }
+    if (prc)
+        return prc > 0 ? 0 : 2;  /* --help printed, or bad usage; nothing held */
     /* the strings point into argv; the lists are copied before cli_fit_free */
     const char *instr = a.pos[0], *start_arch = a.start, *spec = a.device;
     const char *paths[256], *checks[32];

@@ -280,10 +280,8 @@ int cmd_list(int argc, char **argv)
 {
     cli_opts_list a;
     int prc = cli_list_parse(argc, argv, &a);
-    if (prc) {
-        cli_list_free(&a);
-        return prc > 0 ? 0 : 2;
-    }
+    if (prc)
+        return prc > 0 ? 0 : 2;  /* --help printed, or bad usage; nothing held */
     const char *pattern = a.npos ? a.pos[0] : NULL;
     int verbose = a.verbose > 0;
     int summary = a.summary > 0;
@@ -350,10 +348,8 @@ int cmd_eval(int argc, char **argv)
 {
     cli_opts_eval a;
     int prc = cli_eval_parse(argc, argv, &a);
-    if (prc) {
-        cli_eval_free(&a);
-        return prc > 0 ? 0 : 2;
-    }
+    if (prc)
+        return prc > 0 ? 0 : 2;  /* --help printed, or bad usage; nothing held */
     int trace = a.trace > 0;
     const char *name = a.pos[0];
     char line[8192] = "";
@@ -508,10 +504,8 @@ int cmd_check(int argc, char **argv)
 {
     cli_opts_check a;
     int prc = cli_check_parse(argc, argv, &a);
-    if (prc) {
-        cli_check_free(&a);
-        return prc > 0 ? 0 : 2;
-    }
+    if (prc)
+        return prc > 0 ? 0 : 2;  /* --help printed, or bad usage; nothing held */
     int skip_unknown = a.skip_unknown > 0;
     long long max_errors = a.errors;
     override_set ovr = {0};
@@ -660,10 +654,8 @@ int cmd_bench(int argc, char **argv)
 {
     cli_opts_bench a;
     int prc = cli_bench_parse(argc, argv, &a);
-    if (prc) {
-        cli_bench_free(&a);
-        return prc > 0 ? 0 : 2;
-    }
+    if (prc)
+        return prc > 0 ? 0 : 2;  /* --help printed, or bad usage; nothing held */
     const char *const *patterns = a.instr.v;
     int npat = a.instr.n;
     unsigned long long seed = a.seed;

@@ -46,10 +46,8 @@ int cmd_probe(int argc, char **argv)
 {
     cli_opts_probe a;
     int prc = cli_probe_parse(argc, argv, &a);
-    if (prc) {
-        cli_probe_free(&a);
-        return prc > 0 ? 0 : 2;
-    }
+    if (prc)
+        return prc > 0 ? 0 : 2;  /* --help printed, or bad usage; nothing held */
     const char *spec = a.device;
     int check_row = a.check_row > 0, list = a.list > 0;
     const char *pats[64];

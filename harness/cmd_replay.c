@@ -179,10 +179,8 @@ int cmd_replay(int argc, char **argv)
 {
     cli_opts_replay a;
     int prc = cli_replay_parse(argc, argv, &a);
-    if (prc) {
-        cli_replay_free(&a);
-        return prc > 0 ? 0 : 2;
-    }
+    if (prc)
+        return prc > 0 ? 0 : 2;  /* --help printed, or bad usage; nothing held */
     const char *device = a.device;
     const char **paths = a.pos;
     int np = a.npos, verbose = a.verbose > 0;
@@ -258,10 +256,8 @@ int cmd_shrink(int argc, char **argv)
 {
     cli_opts_shrink a;
     int prc = cli_shrink_parse(argc, argv, &a);
-    if (prc) {
-        cli_shrink_free(&a);
-        return prc > 0 ? 0 : 2;
-    }
+    if (prc)
+        return prc > 0 ? 0 : 2;  /* --help printed, or bad usage; nothing held */
     const char *device = a.device, *out = a.out, *file = a.pos[0];
     const char *model_name = a.model;
     cli_shrink_free(&a);  /* the strings point into argv */

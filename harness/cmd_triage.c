@@ -381,10 +381,8 @@ int cmd_triage(int argc, char **argv)
 {
     cli_opts_triage a;
     int prc = cli_triage_parse(argc, argv, &a);
-    if (prc) {
-        cli_triage_free(&a);
-        return prc > 0 ? 0 : 2;
-    }
+    if (prc)
+        return prc > 0 ? 0 : 2;  /* --help printed, or bad usage; nothing held */
     /* the strings point into argv: copied before cli_free */
     const char *paths[256], *pats[64];
     int np = a.npos < 256 ? a.npos : 256, npat = a.instr.n;

@@ -295,10 +295,8 @@ int cmd_merge(int argc, char **argv)
 {
     cli_opts_merge a;
     int prc = cli_merge_parse(argc, argv, &a);
-    if (prc) {
-        cli_merge_free(&a);
-        return prc > 0 ? 0 : 2;
-    }
+    if (prc)
+        return prc > 0 ? 0 : 2;  /* --help printed, or bad usage; nothing held */
     const char *dst = a.pos[0];
     char err[1400], path[1200], dpath[1200];
     cp_def *d = malloc(sizeof *d);

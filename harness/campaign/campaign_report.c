@@ -735,10 +735,8 @@ int cmd_report(int argc, char **argv)
 {
     cli_opts_report a;
     int prc = cli_report_parse(argc, argv, &a);
-    if (prc) {
-        cli_report_free(&a);
-        return prc > 0 ? 0 : 2;
-    }
+    if (prc)
+        return prc > 0 ? 0 : 2;  /* --help printed, or bad usage; nothing held */
     report *r = calloc(1, sizeof *r);
     totals t;
     memset(&t, 0, sizeof t);

@@ -50,6 +50,14 @@ static const struct { size_t val, given; } cli_flag_layout[CLI_NFLAGS] = {
 #undef CLI_FLAG
 };
 
+/* cli_parse_opts copies each value into the struct as these types hold it */
+_Static_assert(sizeof(CLI_CTYPE_CLI_BOOL) == sizeof(int), "CLI_BOOL: int (times given)");
+_Static_assert(sizeof(CLI_CTYPE_CLI_STR) == sizeof(const char *) &&
+                   sizeof(CLI_CTYPE_CLI_ARCH) == sizeof(const char *), "CLI_STR, CLI_ARCH: const char *");
+_Static_assert(sizeof(CLI_CTYPE_CLI_INT) == sizeof(long long), "CLI_INT: long long");
+_Static_assert(sizeof(CLI_CTYPE_CLI_SEED) == sizeof(unsigned long long), "CLI_SEED: unsigned long long");
+_Static_assert(sizeof(CLI_CTYPE_CLI_LIST) == sizeof(cli_list), "CLI_LIST: cli_list");
+
 /* The value of one flag while parsing. */
 typedef struct cli_val {
     int given;              /* times given on the command line */

@@ -75,6 +75,24 @@ MF_HD static inline gen_rng rng_derive(uint64_t a, uint64_t b, uint64_t c)
     return r;
 }
 
+/* splitmix64's finalizer (Steele, Lea and Flood, "Fast splittable
+ * pseudorandom number generators", OOPSLA 2014; Vigna's splitmix64.c
+ * constants): a bijective mix of 64 bits. */
+MF_HD static inline uint64_t rng_mix64(uint64_t z)
+{
+    z = (z ^ (z >> 30)) * UINT64_C(0xbf58476d1ce4e5b9);
+    z = (z ^ (z >> 27)) * UINT64_C(0x94d049bb133111eb);
+    return z ^ (z >> 31);
+}
+
+/* splitmix64: the next value of the stream whose state is *s (the state
+ * advances by the golden-ratio increment).  The refinement's random cases
+ * (refine.c, fit.c) draw from it. */
+MF_HD static inline uint64_t rng_splitmix64(uint64_t *s)
+{
+    return rng_mix64(*s += UINT64_C(0x9e3779b97f4a7c15));
+}
+
 /* The stream of part `key` of the stream *r, which is not changed (tile
  * generation in parts, mmafuzz_gen.h): r's state XOR a mix of key+1
  * (splitmix64's finalizer).  O(1); the starting points of different keys
@@ -83,11 +101,7 @@ MF_HD static inline gen_rng rng_derive(uint64_t a, uint64_t b, uint64_t c)
  * practice, nor do they repeat the parent's. */
 MF_HD static inline gen_rng rng_split(const gen_rng *r, uint64_t key)
 {
-    uint64_t z = key + 1;
-    z = (z ^ (z >> 30)) * UINT64_C(0xbf58476d1ce4e5b9);
-    z = (z ^ (z >> 27)) * UINT64_C(0x94d049bb133111eb);
-    z ^= z >> 31;
-    gen_rng p = {r->s ^ z};
+    gen_rng p = {r->s ^ rng_mix64(key + 1)};
     return p;
 }
 

@@ -9,11 +9,12 @@
 
 #include <errno.h>
 #include <limits.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 
 const cli_flag cli_flags[CLI_NFLAGS] = {
-#define CLI_COMMAND(cmd, pos, min_pos, max_pos, about, epilog)
+#define CLI_COMMAND(cmd, ...)
 #define CLI_FLAG(cmd, id, names, type, metavar, def, min, max, help) \
     {CLI_CMD_##cmd, names, type, metavar, def, min, max, help},
 #include "cli_flags.def"
@@ -21,19 +22,59 @@ const cli_flag cli_flags[CLI_NFLAGS] = {
 #undef CLI_FLAG
 };
 
-typedef struct cli_command {
-    const char *name, *pos;
-    int min_pos, max_pos;
-    const char *about, *epilog;
-} cli_command;
-
-static const cli_command cli_commands[CLI_CMD_COUNT] = {
-#define CLI_COMMAND(cmd, pos, min_pos, max_pos, about, epilog) {#cmd, pos, min_pos, max_pos, about, epilog},
-#define CLI_FLAG(cmd, id, names, type, metavar, def, min, max, help)
+const cli_command cli_commands[CLI_CMD_COUNT] = {
+#define CLI_COMMAND(cmd, pos, min_pos, max_pos, summary, about, epilog) \
+    {#cmd, pos, min_pos, max_pos, summary, about, epilog},
+#define CLI_FLAG(cmd, ...)
 #include "cli_flags.def"
 #undef CLI_COMMAND
 #undef CLI_FLAG
 };
+
+/* Where each command's options struct keeps its positional arguments, and
+ * its size; where each flag's value and its count (given) are. */
+static const struct { size_t pos, npos, size; } cli_opts_layout[CLI_CMD_COUNT] = {
+#define CLI_COMMAND(cmd, ...) \
+    {offsetof(cli_opts_##cmd, pos), offsetof(cli_opts_##cmd, npos), sizeof(cli_opts_##cmd)},
+#define CLI_FLAG(cmd, ...)
+#include "cli_flags.def"
+#undef CLI_COMMAND
+#undef CLI_FLAG
+};
+
+static const struct { size_t val, given; } cli_flag_layout[CLI_NFLAGS] = {
+#define CLI_COMMAND(cmd, ...)
+#define CLI_FLAG(cmd, id, ...) {offsetof(cli_opts_##cmd, id), offsetof(cli_opts_##cmd, given.id)},
+#include "cli_flags.def"
+#undef CLI_COMMAND
+#undef CLI_FLAG
+};
+
+/* cli_parse_opts copies each value into the struct as these types hold it */
+_Static_assert(sizeof(CLI_CTYPE_CLI_BOOL) == sizeof(int), "CLI_BOOL: int (times given)");
+_Static_assert(sizeof(CLI_CTYPE_CLI_STR) == sizeof(const char *) &&
+                   sizeof(CLI_CTYPE_CLI_ARCH) == sizeof(const char *), "CLI_STR, CLI_ARCH: const char *");
+_Static_assert(sizeof(CLI_CTYPE_CLI_INT) == sizeof(long long), "CLI_INT: long long");
+_Static_assert(sizeof(CLI_CTYPE_CLI_SEED) == sizeof(unsigned long long), "CLI_SEED: unsigned long long");
+_Static_assert(sizeof(CLI_CTYPE_CLI_LIST) == sizeof(cli_list), "CLI_LIST: cli_list");
+
+/* The value of one flag while parsing. */
+typedef struct cli_val {
+    int given;              /* times given on the command line */
+    const char *s;          /* CLI_STR, CLI_ARCH: the value (or the default) */
+    long long i;            /* CLI_INT: the value (or the default) */
+    unsigned long long u;   /* CLI_SEED: the value */
+    const char **list;      /* CLI_LIST: the values in order */
+    int n;                  /* CLI_LIST: how many */
+} cli_val;
+
+/* The parsed command line of one command, before it is copied into the
+ * command's options struct. */
+typedef struct cli_args {
+    cli_val v[CLI_NFLAGS];  /* indexed by CLI_F_*; only the command's own flags are set */
+    const char **pos;       /* positional arguments, in order */
+    int npos;
+} cli_args;
 
 int cli_parse_decimal(const char *s, long long *out)
 {
@@ -171,7 +212,7 @@ static int set_value(const char *cmd, const cli_flag *f, const char *v, cli_val 
     return -1;
 }
 
-int cli_parse(cli_cmd_id cmd, int argc, char **argv, cli_args *a)
+static int cli_parse(cli_cmd_id cmd, int argc, char **argv, cli_args *a)
 {
     const char *cname = cli_commands[cmd].name;
     memset(a, 0, sizeof *a);
@@ -238,12 +279,101 @@ int cli_parse(cli_cmd_id cmd, int argc, char **argv, cli_args *a)
     return 0;
 }
 
-void cli_free(cli_args *a)
+static void cli_free(cli_args *a)
 {
     for (int f = 0; f < CLI_NFLAGS; f++)
         free(a->v[f].list);
     free(a->pos);
     memset(a, 0, sizeof *a);
+}
+
+int cli_parse_opts(cli_cmd_id cmd, int argc, char **argv, void *opts)
+{
+    char *o = opts;
+    memset(o, 0, cli_opts_layout[cmd].size);
+    cli_args *a = malloc(sizeof *a);
+    if (!a) {
+        fprintf(stderr, "mmafuzz %s: out of memory\n", cli_commands[cmd].name);
+        return -1;
+    }
+    int rc = cli_parse(cmd, argc, argv, a);
+    if (rc) {
+        cli_free(a);
+        free(a);
+        return rc;
+    }
+    /* the values, typed (the lists and the positional arguments change owner) */
+    memcpy(o + cli_opts_layout[cmd].pos, &a->pos, sizeof a->pos);
+    memcpy(o + cli_opts_layout[cmd].npos, &a->npos, sizeof a->npos);
+    a->pos = NULL;
+    for (int f = 0; f < CLI_NFLAGS; f++) {
+        if (cli_flags[f].cmd != cmd)
+            continue;
+        cli_val *v = &a->v[f];
+        char *at = o + cli_flag_layout[f].val;
+        memcpy(o + cli_flag_layout[f].given, &v->given, sizeof v->given);
+        switch (cli_flags[f].type) {
+        case CLI_BOOL: memcpy(at, &v->given, sizeof v->given); break;
+        case CLI_STR:
+        case CLI_ARCH: memcpy(at, &v->s, sizeof v->s); break;
+        case CLI_INT: memcpy(at, &v->i, sizeof v->i); break;
+        case CLI_SEED: memcpy(at, &v->u, sizeof v->u); break;
+        case CLI_LIST: {
+            cli_list l = {v->list, v->n};
+            memcpy(at, &l, sizeof l);
+            v->list = NULL;
+            break;
+        }
+        }
+    }
+    cli_free(a);
+    free(a);
+    return 0;
+}
+
+void cli_free_opts(cli_cmd_id cmd, void *opts)
+{
+    char *o = opts;
+    const char **pos;
+    memcpy(&pos, o + cli_opts_layout[cmd].pos, sizeof pos);
+    free(pos);
+    for (int f = 0; f < CLI_NFLAGS; f++)
+        if (cli_flags[f].cmd == cmd && cli_flags[f].type == CLI_LIST) {
+            cli_list l;
+            memcpy(&l, o + cli_flag_layout[f].val, sizeof l);
+            free(l.v);
+        }
+    memset(o, 0, cli_opts_layout[cmd].size);
+}
+
+size_t cli_opts_size(cli_cmd_id cmd)
+{
+    return cli_opts_layout[cmd].size;
+}
+
+int cli_opts_given(const void *opts, cli_flag_id f)
+{
+    int g;
+    memcpy(&g, (const char *)opts + cli_flag_layout[f].given, sizeof g);
+    return g;
+}
+
+const char *cli_flag_display(cli_flag_id id, char *buf, size_t len)
+{
+    char nm[64];
+    first_name(cli_flags[id].names, nm, sizeof nm);
+    snprintf(buf, len, "%s%s", single_dash(&cli_flags[id]) ? "-" : "--", nm);
+    return buf;
+}
+
+void cli_commands_usage(FILE *f)
+{
+    for (int c = 0; c < CLI_CMD_COUNT; c++) {
+        char left[128];
+        snprintf(left, sizeof left, "%s%s%s", cli_commands[c].name, *cli_commands[c].pos ? " " : "",
+                 cli_commands[c].pos);
+        fprintf(f, "  %-24s%s%s\n", left, strlen(left) < 24 ? " " : "  ", cli_commands[c].summary);
+    }
 }
 
 void cli_usage(cli_cmd_id cmd, FILE *f)

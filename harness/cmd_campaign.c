@@ -56,9 +56,9 @@ static int pool_case(const st_case *c, void *vctx)
     return 0;
 }
 
-static int campaign_init(cli_args *a, const char *dir)
+static int campaign_init(const cli_opts_campaign *a, const char *dir)
 {
-    if (!CLI_V(a, campaign, runs).given) {
+    if (!a->given.runs) {
         fprintf(stderr, "mmafuzz campaign init: -runs N is required (the campaign's budget in dot-product cases)\n");
         return 2;
     }
@@ -67,16 +67,16 @@ static int campaign_init(cli_args *a, const char *dir)
         return 2;
     run_opts o;
     memset(&o, 0, sizeof o);
-    for (int p = 0; p < CLI_V(a, campaign, instr).n; p++)
-        o.pat[o.npat++] = CLI_V(a, campaign, instr).list[p];
-    o.device = CLI_V(a, campaign, device).s;
-    o.model = CLI_V(a, campaign, model).s;
-    o.batch = CLI_V(a, campaign, batch).i;
-    o.runs = CLI_V(a, campaign, runs).i;
+    for (int p = 0; p < a->instr.n; p++)
+        o.pat[o.npat++] = a->instr.v[p];
+    o.device = a->device;
+    o.model = a->model;
+    o.batch = a->batch;
+    o.runs = a->runs;
     o.lock_fd = -1;
     gen_mix_default(&o.mix);
     char err[1400];
-    if (CLI_V(a, campaign, mix).given && gen_mix_parse(CLI_V(a, campaign, mix).s, &o.mix, err, sizeof err)) {
+    if (a->given.mix && gen_mix_parse(a->mix, &o.mix, err, sizeof err)) {
         fprintf(stderr, "mmafuzz campaign init: %s\n", err);
         free(d);
         return 2;
@@ -103,11 +103,11 @@ static int campaign_init(cli_args *a, const char *dir)
         free(d);
         return 2;
     }
-    d->seed = CLI_V(a, campaign, seed).u;
+    d->seed = a->seed;
     snprintf(d->device, sizeof d->device, "%s", o.device);
     snprintf(d->model, sizeof d->model, "%s", o.model ? o.model : "");
     d->runs = o.runs;
-    d->minimize_every = CLI_V(a, campaign, minimize_every).i;
+    d->minimize_every = a->minimize_every;
     d->gen_version = MF_GEN_VERSION;
     d->ninstr = ni;
     unsigned long long total = 0;
@@ -124,14 +124,14 @@ static int campaign_init(cli_args *a, const char *dir)
     /* the frozen pool */
     const char *paths[RUN_MAX_CORPUS + 2];
     int np = 0;
-    if (!CLI_V(a, campaign, corpus).n) {
+    if (!a->corpus.n) {
         if (fs_is_dir("corpus/golden"))
             paths[np++] = "corpus/golden";
         if (fs_is_dir("corpus/findings"))
             paths[np++] = "corpus/findings";
     }
-    for (int c = 0; c < CLI_V(a, campaign, corpus).n; c++)
-        paths[np++] = CLI_V(a, campaign, corpus).list[c];
+    for (int c = 0; c < a->corpus.n; c++)
+        paths[np++] = a->corpus.v[c];
     pool_text pt = {NULL, 0, 0, 0, ri, ni, 0};
     if (np)
         st_read(paths, np, pool_case, &pt);
@@ -185,12 +185,10 @@ static int campaign_init(cli_args *a, const char *dir)
 
 int cmd_campaign(int argc, char **argv)
 {
-    cli_args a;
-    int prc = cli_parse(CLI_CMD_campaign, argc, argv, &a);
-    if (prc) {
-        cli_free(&a);
-        return prc > 0 ? 0 : 2;
-    }
+    cli_opts_campaign a;
+    int prc = cli_campaign_parse(argc, argv, &a);
+    if (prc)
+        return prc > 0 ? 0 : 2;  /* --help printed, or bad usage; nothing held */
     int rc;
     if (strcmp(a.pos[0], "init") || a.npos != 2) {
         fprintf(stderr, "mmafuzz campaign: expected 'init DIR', got '%s'%s\n", a.pos[0],
@@ -199,6 +197,6 @@ int cmd_campaign(int argc, char **argv)
     } else {
         rc = campaign_init(&a, a.pos[1]);
     }
-    cli_free(&a);
+    cli_campaign_free(&a);
     return rc;
 }

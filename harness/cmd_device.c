@@ -257,17 +257,15 @@ static void devices_list(const char *pattern, const gpu_list *g)
 
 int cmd_devices(int argc, char **argv)
 {
-    cli_args a;
-    int prc = cli_parse(CLI_CMD_devices, argc, argv, &a);
-    if (prc) {
-        cli_free(&a);
-        return prc > 0 ? 0 : 2;
-    }
+    cli_opts_devices a;
+    int prc = cli_devices_parse(argc, argv, &a);
+    if (prc)
+        return prc > 0 ? 0 : 2;  /* --help printed, or bad usage; nothing held */
     const char *pattern = a.npos ? a.pos[0] : NULL;
-    const char *any = CLI_V(&a, devices, any).s;
-    int json = CLI_V(&a, devices, json).given > 0;
-    int verbose = CLI_V(&a, devices, verbose).given > 0;
-    cli_free(&a);
+    const char *any = a.any;
+    int json = a.json > 0;
+    int verbose = a.verbose > 0;
+    cli_devices_free(&a);
     if (any) {
         if (!strcmp(any, "cuda"))
             return mf_device_count(MF_BACKEND_CUDA) > 0 ? 0 : 1;
@@ -442,17 +440,15 @@ static int record_one(mf_device *dev, const mf_instr *in, const char *variant, l
 
 int cmd_record(int argc, char **argv)
 {
-    cli_args a;
-    int prc = cli_parse(CLI_CMD_record, argc, argv, &a);
-    if (prc) {
-        cli_free(&a);
-        return prc > 0 ? 0 : 2;
-    }
-    const char *spec = CLI_V(&a, record, device).s, *pattern = CLI_V(&a, record, instr).s;
-    const char *outpath = CLI_V(&a, record, out).s, *variant = CLI_V(&a, record, variant).s;
-    long long runs = CLI_V(&a, record, runs).i, max_time = CLI_V(&a, record, max_total_time).i;
-    unsigned long long seed = CLI_V(&a, record, seed).u;
-    cli_free(&a);  /* the strings point into argv */
+    cli_opts_record a;
+    int prc = cli_record_parse(argc, argv, &a);
+    if (prc)
+        return prc > 0 ? 0 : 2;  /* --help printed, or bad usage; nothing held */
+    const char *spec = a.device, *pattern = a.instr;
+    const char *outpath = a.out, *variant = a.variant;
+    long long runs = a.runs, max_time = a.max_total_time;
+    unsigned long long seed = a.seed;
+    cli_record_free(&a);  /* the strings point into argv */
     if (!pattern || !outpath) {
         fprintf(stderr, "mmafuzz record: --instr and --out are required (see mmafuzz record --help)\n");
         return 2;

@@ -89,25 +89,23 @@ static void print_case(const mf_instr *target, const rf_row *r, const rf_obs *o,
 
 int cmd_fit(int argc, char **argv)
 {
-    cli_args a;
-    int prc = cli_parse(CLI_CMD_fit, argc, argv, &a);
-    if (prc) {
-        cli_free(&a);
-        return prc > 0 ? 0 : 2;
-    }
-    /* the strings point into argv; the lists are copied before cli_free */
-    const char *instr = a.pos[0], *start_arch = CLI_V(&a, fit, start).s, *spec = CLI_V(&a, fit, device).s;
+    cli_opts_fit a;
+    int prc = cli_fit_parse(argc, argv, &a);
+    if (prc)
+        return prc > 0 ? 0 : 2;  /* --help printed, or bad usage; nothing held */
+    /* the strings point into argv; the lists are copied before cli_fit_free */
+    const char *instr = a.pos[0], *start_arch = a.start, *spec = a.device;
     const char *paths[256], *checks[32];
     int np = 0, nc = 0;
     for (int i = 1; i < a.npos && np < 256; i++)
         paths[np++] = a.pos[i];
-    for (int i = 0; i < CLI_V(&a, fit, check).n && nc < 32; i++)
-        checks[nc++] = CLI_V(&a, fit, check).list[i];
-    long long runs = CLI_V(&a, fit, runs).given ? CLI_V(&a, fit, runs).i : -1;
-    unsigned long long seed = CLI_V(&a, fit, seed).u;
-    long long max_rounds = CLI_V(&a, fit, max_rounds).i, tries = CLI_V(&a, fit, tries).i;
+    for (int i = 0; i < a.check.n && nc < 32; i++)
+        checks[nc++] = a.check.v[i];
+    long long runs = a.given.runs ? a.runs : -1;
+    unsigned long long seed = a.seed;
+    long long max_rounds = a.max_rounds, tries = a.tries;
     int too_many = a.npos - 1 > 256;
-    cli_free(&a);
+    cli_fit_free(&a);
     if (too_many) {
         fprintf(stderr, "mmafuzz fit: at most 256 FILE|DIR\n");
         return 2;

@@ -278,35 +278,33 @@ static void print_row(const mf_instr *in, int format, int verbose, int first)
 
 int cmd_list(int argc, char **argv)
 {
-    cli_args a;
-    int prc = cli_parse(CLI_CMD_list, argc, argv, &a);
-    if (prc) {
-        cli_free(&a);
-        return prc > 0 ? 0 : 2;
-    }
+    cli_opts_list a;
+    int prc = cli_list_parse(argc, argv, &a);
+    if (prc)
+        return prc > 0 ? 0 : 2;  /* --help printed, or bad usage; nothing held */
     const char *pattern = a.npos ? a.pos[0] : NULL;
-    int verbose = CLI_V(&a, list, verbose).given > 0;
-    int summary = CLI_V(&a, list, summary).given > 0;
-    const char *fmt = CLI_V(&a, list, format).s;
+    int verbose = a.verbose > 0;
+    int summary = a.summary > 0;
+    const char *fmt = a.format;
     int format = !strcmp(fmt, "text") ? LIST_TEXT : !strcmp(fmt, "markdown") ? LIST_MARKDOWN
                  : !strcmp(fmt, "json") ? LIST_JSON : -1;
     if (format < 0) {
         fprintf(stderr, "mmafuzz list: --format %s: expected text, markdown or json\n", fmt);
-        cli_free(&a);
+        cli_list_free(&a);
         return 2;
     }
     if (verbose && format != LIST_TEXT) {
         fprintf(stderr, "mmafuzz list: -v is for --format text only\n");
-        cli_free(&a);
+        cli_list_free(&a);
         return 2;
     }
     if (pattern && instr_select_check("list", "", &pattern, 1)) {
-        cli_free(&a);
+        cli_list_free(&a);
         return 1;
     }
     if (summary) {
         print_summary(pattern, format);
-        cli_free(&a);
+        cli_list_free(&a);
         return 0;
     }
     if (format == LIST_MARKDOWN)
@@ -324,7 +322,7 @@ int cmd_list(int argc, char **argv)
     }
     if (format == LIST_JSON)
         printf("]\n");
-    cli_free(&a);
+    cli_list_free(&a);
     return 0;
 }
 
@@ -348,13 +346,11 @@ static void trace_to_stdout(void *ctx, const char *text)
 
 int cmd_eval(int argc, char **argv)
 {
-    cli_args a;
-    int prc = cli_parse(CLI_CMD_eval, argc, argv, &a);
-    if (prc) {
-        cli_free(&a);
-        return prc > 0 ? 0 : 2;
-    }
-    int trace = CLI_V(&a, eval, trace).given > 0;
+    cli_opts_eval a;
+    int prc = cli_eval_parse(argc, argv, &a);
+    if (prc)
+        return prc > 0 ? 0 : 2;  /* --help printed, or bad usage; nothing held */
+    int trace = a.trace > 0;
     const char *name = a.pos[0];
     char line[8192] = "";
     size_t pos = 0;
@@ -362,7 +358,7 @@ int cmd_eval(int argc, char **argv)
         int n = snprintf(line + pos, sizeof line - pos, "%s%s", pos ? " " : "", a.pos[i]);
         if (n < 0 || (size_t)n >= sizeof line - pos) {
             fprintf(stderr, "mmafuzz eval: case too long\n");
-            cli_free(&a);
+            cli_eval_free(&a);
             return 2;
         }
         pos += (size_t)n;
@@ -370,10 +366,10 @@ int cmd_eval(int argc, char **argv)
     const mf_instr *in = mf_instr_find(name);
     if (!in) {
         print_unknown("mmafuzz eval: ", name);
-        cli_free(&a);
+        cli_eval_free(&a);
         return 2;
     }
-    cli_free(&a);
+    cli_eval_free(&a);
     mf_vec_case vc;
     char err[300];
     if (mf_vec_parse_case(in, line, &vc, err, sizeof err)) {
@@ -506,22 +502,20 @@ static void check_progress(rs_progress *p, long long cases, long long failed, do
 
 int cmd_check(int argc, char **argv)
 {
-    cli_args a;
-    int prc = cli_parse(CLI_CMD_check, argc, argv, &a);
-    if (prc) {
-        cli_free(&a);
-        return prc > 0 ? 0 : 2;
-    }
-    int skip_unknown = CLI_V(&a, check, skip_unknown).given > 0;
-    long long max_errors = CLI_V(&a, check, errors).i;
+    cli_opts_check a;
+    int prc = cli_check_parse(argc, argv, &a);
+    if (prc)
+        return prc > 0 ? 0 : 2;  /* --help printed, or bad usage; nothing held */
+    int skip_unknown = a.skip_unknown > 0;
+    long long max_errors = a.errors;
     override_set ovr = {0};
-    const cli_val *ovr_paths = &CLI_V(&a, check, override);
+    const cli_list *ovr_paths = &a.override;
     int ovr_bad = 0;
     for (int f = 0; f < ovr_paths->n && !ovr_bad; f++)
-        ovr_bad = override_load(&ovr, ovr_paths->list[f]) != 0;
+        ovr_bad = override_load(&ovr, ovr_paths->v[f]) != 0;
     if (ovr_bad) {
         override_free(&ovr);
-        cli_free(&a);
+        cli_check_free(&a);
         return 2;
     }
     const char **files = a.pos;
@@ -643,7 +637,7 @@ int cmd_check(int argc, char **argv)
     free(pass);
     free(fail);
     free(order);
-    cli_free(&a);
+    cli_check_free(&a);
     return status;
 }
 
@@ -658,25 +652,23 @@ static double now_seconds(void)
 
 int cmd_bench(int argc, char **argv)
 {
-    cli_args a;
-    int prc = cli_parse(CLI_CMD_bench, argc, argv, &a);
-    if (prc) {
-        cli_free(&a);
-        return prc > 0 ? 0 : 2;
-    }
-    const char *const *patterns = CLI_V(&a, bench, instr).list;
-    int npat = CLI_V(&a, bench, instr).n;
-    unsigned long long seed = CLI_V(&a, bench, seed).u;
-    long long min_ms = CLI_V(&a, bench, ms).i;
-    long long runs = CLI_V(&a, bench, runs).given ? CLI_V(&a, bench, runs).i : 0;
+    cli_opts_bench a;
+    int prc = cli_bench_parse(argc, argv, &a);
+    if (prc)
+        return prc > 0 ? 0 : 2;  /* --help printed, or bad usage; nothing held */
+    const char *const *patterns = a.instr.v;
+    int npat = a.instr.n;
+    unsigned long long seed = a.seed;
+    long long min_ms = a.ms;
+    long long runs = a.given.runs ? a.runs : 0;
     if (instr_select_check("bench", "--instr ", patterns, npat)) {
-        cli_free(&a);
+        cli_bench_free(&a);
         return 2;
     }
     enum { POOL = 1024 };   /* cases per instruction, evaluated round and round */
     mf_case *pool = malloc(POOL * sizeof *pool);
     if (!pool) {
-        cli_free(&a);
+        cli_bench_free(&a);
         return 2;
     }
     double fam_min[MF_FAMILY_COUNT];
@@ -743,7 +735,7 @@ int cmd_bench(int argc, char **argv)
                        fam_slowest[f]->name);
     }
     free(pool);
-    cli_free(&a);
+    cli_bench_free(&a);
     (void)sink;
     return measured ? 0 : 1;
 }

@@ -44,19 +44,17 @@ static int print_table(const mf_instr *in, const rf_probe_run *dv, const rf_prob
 
 int cmd_probe(int argc, char **argv)
 {
-    cli_args a;
-    int prc = cli_parse(CLI_CMD_probe, argc, argv, &a);
-    if (prc) {
-        cli_free(&a);
-        return prc > 0 ? 0 : 2;
-    }
-    const char *spec = CLI_V(&a, probe, device).s;
-    int check_row = CLI_V(&a, probe, check_row).given > 0, list = CLI_V(&a, probe, list).given > 0;
+    cli_opts_probe a;
+    int prc = cli_probe_parse(argc, argv, &a);
+    if (prc)
+        return prc > 0 ? 0 : 2;  /* --help printed, or bad usage; nothing held */
+    const char *spec = a.device;
+    int check_row = a.check_row > 0, list = a.list > 0;
     const char *pats[64];
-    int npat = CLI_V(&a, probe, instr).n;
+    int npat = a.instr.n;
     for (int i = 0; i < npat; i++)
-        pats[i] = CLI_V(&a, probe, instr).list[i];
-    cli_free(&a);  /* the strings point into argv */
+        pats[i] = a.instr.v[i];
+    cli_probe_free(&a);  /* the strings point into argv */
     if (instr_select_check("probe", "--instr ", pats, npat))
         return 2;
     if (list) {

@@ -177,30 +177,28 @@ static int replay_case(const st_case *c, void *vctx)
 
 int cmd_replay(int argc, char **argv)
 {
-    cli_args a;
-    int prc = cli_parse(CLI_CMD_replay, argc, argv, &a);
-    if (prc) {
-        cli_free(&a);
-        return prc > 0 ? 0 : 2;
-    }
-    const char *device = CLI_V(&a, replay, device).s;
+    cli_opts_replay a;
+    int prc = cli_replay_parse(argc, argv, &a);
+    if (prc)
+        return prc > 0 ? 0 : 2;  /* --help printed, or bad usage; nothing held */
+    const char *device = a.device;
     const char **paths = a.pos;
-    int np = a.npos, verbose = CLI_V(&a, replay, verbose).given > 0;
-    mf_arch model_arch = CLI_V(&a, replay, model).s ? mf_arch_by_name(CLI_V(&a, replay, model).s) : MF_ARCH_COUNT;
+    int np = a.npos, verbose = a.verbose > 0;
+    mf_arch model_arch = a.model ? mf_arch_by_name(a.model) : MF_ARCH_COUNT;
     replay_ctx rc;
     memset(&rc, 0, sizeof rc);
     rc.verbose = verbose;
     rc.model_arch = model_arch;
-    rc.pat = CLI_V(&a, replay, instr).list;
-    rc.npat = CLI_V(&a, replay, instr).n;
+    rc.pat = a.instr.v;
+    rc.npat = a.instr.n;
     if (instr_select_check("replay", "--instr ", rc.pat, rc.npat)) {
-        cli_free(&a);
+        cli_replay_free(&a);
         return 2;
     }
     char err[600];
     if (mf_device_open(device, &rc.dev, err, sizeof err)) {
         fprintf(stderr, "mmafuzz replay: --device %s: %s\n", device, err);
-        cli_free(&a);
+        cli_replay_free(&a);
         return 2;
     }
     rc.z = calloc(mf_instr_count, sizeof *rc.z);
@@ -227,7 +225,7 @@ int cmd_replay(int argc, char **argv)
             mz_dev_free(&rc.z[i]);
     free(rc.z);
     free(rc.p);
-    cli_free(&a);
+    cli_replay_free(&a);
     mf_device_close(rc.dev);
     if (rc.count[RP_STILL] || rc.count[RP_CHANGED])
         return 1;
@@ -256,15 +254,13 @@ static int shrink_pick(const st_case *c, void *vctx)
 
 int cmd_shrink(int argc, char **argv)
 {
-    cli_args a;
-    int prc = cli_parse(CLI_CMD_shrink, argc, argv, &a);
-    if (prc) {
-        cli_free(&a);
-        return prc > 0 ? 0 : 2;
-    }
-    const char *device = CLI_V(&a, shrink, device).s, *out = CLI_V(&a, shrink, out).s, *file = a.pos[0];
-    const char *model_name = CLI_V(&a, shrink, model).s;
-    cli_free(&a);  /* the strings point into argv */
+    cli_opts_shrink a;
+    int prc = cli_shrink_parse(argc, argv, &a);
+    if (prc)
+        return prc > 0 ? 0 : 2;  /* --help printed, or bad usage; nothing held */
+    const char *device = a.device, *out = a.out, *file = a.pos[0];
+    const char *model_name = a.model;
+    cli_shrink_free(&a);  /* the strings point into argv */
     shrink_ctx sc;
     memset(&sc, 0, sizeof sc);
     const char *paths[1] = {file};

@@ -379,23 +379,21 @@ static int triage_bench(const char *const *pats, int npat, long long runs)
 
 int cmd_triage(int argc, char **argv)
 {
-    cli_args a;
-    int prc = cli_parse(CLI_CMD_triage, argc, argv, &a);
-    if (prc) {
-        cli_free(&a);
-        return prc > 0 ? 0 : 2;
-    }
+    cli_opts_triage a;
+    int prc = cli_triage_parse(argc, argv, &a);
+    if (prc)
+        return prc > 0 ? 0 : 2;  /* --help printed, or bad usage; nothing held */
     /* the strings point into argv: copied before cli_free */
     const char *paths[256], *pats[64];
-    int np = a.npos < 256 ? a.npos : 256, npat = CLI_V(&a, triage, instr).n;
-    int json = CLI_V(&a, triage, json).given > 0, bench = CLI_V(&a, triage, bench).given > 0;
-    long long runs = CLI_V(&a, triage, runs).i;
+    int np = a.npos < 256 ? a.npos : 256, npat = a.instr.n;
+    int json = a.json > 0, bench = a.bench > 0;
+    long long runs = a.runs;
     int too_many = a.npos > 256;
     for (int i = 0; i < np; i++)
         paths[i] = a.pos[i];
     for (int i = 0; i < npat; i++)
-        pats[i] = CLI_V(&a, triage, instr).list[i];
-    cli_free(&a);
+        pats[i] = a.instr.v[i];
+    cli_triage_free(&a);
     if (too_many) {
         fprintf(stderr, "mmafuzz triage: at most 256 DIR|FILE\n");
         return 2;

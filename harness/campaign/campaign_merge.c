@@ -293,12 +293,10 @@ static int merge_shard(const char *src, const char *dst_campaign, const char *id
 
 int cmd_merge(int argc, char **argv)
 {
-    cli_args a;
-    int prc = cli_parse(CLI_CMD_merge, argc, argv, &a);
-    if (prc) {
-        cli_free(&a);
-        return prc > 0 ? 0 : 2;
-    }
+    cli_opts_merge a;
+    int prc = cli_merge_parse(argc, argv, &a);
+    if (prc)
+        return prc > 0 ? 0 : 2;  /* --help printed, or bad usage; nothing held */
     const char *dst = a.pos[0];
     char err[1400], path[1200], dpath[1200];
     cp_def *d = malloc(sizeof *d);
@@ -431,6 +429,6 @@ int cmd_merge(int argc, char **argv)
         cp_state_free(ds);
     free(ss);
     free(ds);
-    cli_free(&a);
+    cli_merge_free(&a);
     return rc;
 }

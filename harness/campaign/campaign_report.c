@@ -733,12 +733,10 @@ static int write_html(const report *r, const totals *t, const char *path)
 
 int cmd_report(int argc, char **argv)
 {
-    cli_args a;
-    int prc = cli_parse(CLI_CMD_report, argc, argv, &a);
-    if (prc) {
-        cli_free(&a);
-        return prc > 0 ? 0 : 2;
-    }
+    cli_opts_report a;
+    int prc = cli_report_parse(argc, argv, &a);
+    if (prc)
+        return prc > 0 ? 0 : 2;  /* --help printed, or bad usage; nothing held */
     report *r = calloc(1, sizeof *r);
     totals t;
     memset(&t, 0, sizeof t);
@@ -749,11 +747,11 @@ int cmd_report(int argc, char **argv)
     if (!rc && compute(r, &t))
         rc = 2;
     if (!rc) {
-        if (CLI_V(&a, report, json).given)
+        if (a.json)
             print_json(r, &t, stdout);
         else
             print_text(r, &t, stdout);
-        const char *out = CLI_V(&a, report, out).s;
+        const char *out = a.out;
         if (out && write_html(r, &t, out))
             rc = 2;
     }
@@ -772,6 +770,6 @@ int cmd_report(int argc, char **argv)
     free(r);
     free(t.in);
     free(t.bk);
-    cli_free(&a);
+    cli_report_free(&a);
     return rc;
 }

@@ -49,20 +49,21 @@ static int shard_from(const char *flag_val, const char *const *envs, long long *
  * GPUs of the definition's kind (--device cuda:LIST) comes from the definition. */
 static int run_opts_campaign(run_opts *o)
 {
-    cli_args *a = &o->args;
-    static const struct { cli_flag_id id; const char *name; } fixed[] = {
-        {CLI_F_run_instr, "--instr"}, {CLI_F_run_model, "--model"},
-        {CLI_F_run_seed, "-seed"},    {CLI_F_run_runs, "-runs"},      {CLI_F_run_corpus, "--corpus"},
-        {CLI_F_run_out, "--out"},     {CLI_F_run_mix, "--mix"},       {CLI_F_run_minimize, "-minimize"},
-        {CLI_F_run_resume, "--resume"},
+    cli_opts_run *a = &o->args;
+    const struct { int given; cli_flag_id id; } fixed[] = {
+        {a->given.instr, CLI_F_run_instr}, {a->given.model, CLI_F_run_model}, {a->given.seed, CLI_F_run_seed},
+        {a->given.runs, CLI_F_run_runs},   {a->given.corpus, CLI_F_run_corpus}, {a->given.out, CLI_F_run_out},
+        {a->given.mix, CLI_F_run_mix},     {a->given.minimize, CLI_F_run_minimize},
+        {a->given.resume, CLI_F_run_resume},
     };
     for (size_t f = 0; f < sizeof fixed / sizeof *fixed; f++)
-        if (a->v[fixed[f].id].given) {
+        if (fixed[f].given) {
+            char name[64];
             fprintf(stderr, "mmafuzz run: %s: the campaign's definition fixes it (a shard resumes by running it "
-                            "again)\n", fixed[f].name);
+                            "again)\n", cli_flag_display(fixed[f].id, name, sizeof name));
             return -1;
         }
-    o->campaign = CLI_V(a, run, campaign).s;
+    o->campaign = a->campaign;
     o->def = malloc(sizeof *o->def);
     o->cstate = calloc(1, sizeof *o->cstate);
     char err[1400];
@@ -75,7 +76,7 @@ static int run_opts_campaign(run_opts *o)
         return -1;
     }
     /* the shard: -shard I/N, else I from the scheduler and N from -shards / MMAFUZZ_SHARDS */
-    const char *shard = CLI_V(a, run, shard).s, *from_i = NULL, *from_n = NULL;
+    const char *shard = a->shard, *from_i = NULL, *from_n = NULL;
     long long i = -1, n = -1;
     if (shard && strchr(shard, '/')) {
         int si, sn;
@@ -90,7 +91,7 @@ static int run_opts_campaign(run_opts *o)
         static const char *const ienv[] = {"SLURM_ARRAY_TASK_ID", "JOB_COMPLETION_INDEX", NULL};
         static const char *const nenv[] = {"MMAFUZZ_SHARDS", NULL};
         int ri = shard_from(shard, ienv, &i, &from_i);
-        int rn = CLI_V(a, run, shards).given ? (n = CLI_V(a, run, shards).i, from_n = "-shards", 0)
+        int rn = a->given.shards ? (n = a->shards, from_n = "-shards", 0)
                                              : shard_from(NULL, nenv, &n, &from_n);
         if (ri == 1 && rn == 1) {  /* nothing says which shard: the whole campaign on this machine */
             i = 0;
@@ -118,10 +119,10 @@ static int run_opts_campaign(run_opts *o)
     cp_shard_dir(o->campaign, o->shard_i, o->shard_n, o->shard_dir, sizeof o->shard_dir);
     o->out = o->shard_dir;
     o->device = o->def->device;
-    if (CLI_V(a, run, device).given) {
+    if (a->given.device) {
         /* which GPUs run the shard is the process's choice (cuda:0,1 for one process over two GPUs), not the
          * campaign's: tiles and what is counted depend on the case alone.  The kind of device is the definition's. */
-        const char *want = CLI_V(a, run, device).s, *def = o->def->device;
+        const char *want = a->device, *def = o->def->device;
         size_t kw = strcspn(want, ":"), kd = strcspn(def, ":");
         int model = !strncmp(def, "model", 5);
         if (model ? strcmp(want, def) != 0 : kw != kd || strncmp(want, def, kw) != 0) {
@@ -151,62 +152,62 @@ static int run_opts_campaign(run_opts *o)
 int run_opts_parse(int argc, char **argv, run_opts *o)
 {
     memset(o, 0, sizeof *o);
-    cli_args *a = &o->args;
-    int prc = cli_parse(CLI_CMD_run, argc, argv, a);
+    cli_opts_run *a = &o->args;
+    int prc = cli_run_parse(argc, argv, a);
     if (prc)
         return prc;
-    for (int p = 0; p < CLI_V(a, run, instr).n; p++)
-        o->pat[o->npat++] = CLI_V(a, run, instr).list[p];
+    for (int p = 0; p < a->instr.n; p++)
+        o->pat[o->npat++] = a->instr.v[p];
     /* before anything is written (the store is made before the device opens) */
     if (instr_select_check("run", "--instr ", o->pat, o->npat))
         return -1;
-    for (int c = 0; c < CLI_V(a, run, corpus).n; c++)
-        o->corpus[o->ncorpus++] = CLI_V(a, run, corpus).list[c];
-    o->device = CLI_V(a, run, device).s;
-    o->model = CLI_V(a, run, model).s;
-    o->seed = CLI_V(a, run, seed).u;
-    o->seed_given = CLI_V(a, run, seed).given;
-    o->runs = CLI_V(a, run, runs).given ? CLI_V(a, run, runs).i : -1;
-    o->max_time = CLI_V(a, run, max_total_time).i;
-    o->out = CLI_V(a, run, out).s;
-    if (CLI_V(a, run, jobs).given) {
-        o->jobs = (int)CLI_V(a, run, jobs).i;
+    for (int c = 0; c < a->corpus.n; c++)
+        o->corpus[o->ncorpus++] = a->corpus.v[c];
+    o->device = a->device;
+    o->model = a->model;
+    o->seed = a->seed;
+    o->seed_given = a->given.seed;
+    o->runs = a->given.runs ? a->runs : -1;
+    o->max_time = a->max_total_time;
+    o->out = a->out;
+    if (a->given.jobs) {
+        o->jobs = (int)a->jobs;
     } else {
         o->jobs = (int)sysconf(_SC_NPROCESSORS_ONLN);
         if (o->jobs < 1)
             o->jobs = 1;
     }
-    o->batch = CLI_V(a, run, batch).i;
-    o->minimize = CLI_V(a, run, minimize).i;
-    o->per_bucket = CLI_V(a, run, per_bucket).i;
-    o->report_period = (double)CLI_V(a, run, report).i;
-    o->resume = CLI_V(a, run, resume).s;
-    o->verbose = CLI_V(a, run, verbose).given > 0;
-    o->no_sync = CLI_V(a, run, no_sync).given > 0;
-    o->verify = CLI_V(a, run, verify).given ? CLI_V(a, run, verify).s : NULL;
+    o->batch = a->batch;
+    o->minimize = a->minimize;
+    o->per_bucket = a->per_bucket;
+    o->report_period = (double)a->report;
+    o->resume = a->resume;
+    o->verbose = a->verbose > 0;
+    o->no_sync = a->no_sync > 0;
+    o->verify = a->given.verify ? a->verify : NULL;
     if (o->verify && strcmp(o->verify, "gpu") && strcmp(o->verify, "host")) {
         fprintf(stderr, "mmafuzz run: --verify %s: expected gpu or host\n", o->verify);
         return -1;
     }
-    o->hits = CLI_V(a, run, hits).i;
-    o->dump = CLI_V(a, run, dump).given ? CLI_V(a, run, dump).s : NULL;
+    o->hits = a->hits;
+    o->dump = a->given.dump ? a->dump : NULL;
     fs_set_sync(!o->no_sync);
     if (o->no_sync)
         fprintf(stderr, "mmafuzz run: --no-sync: no fsync and no checkpoints (a crash loses this run's work)\n");
     gen_mix_default(&o->mix);
-    int have_mix = CLI_V(a, run, mix).given > 0, have_dev = CLI_V(a, run, device).given > 0;
-    int have_out = CLI_V(a, run, out).given > 0;
+    int have_mix = a->given.mix > 0, have_dev = a->given.device > 0;
+    int have_out = a->given.out > 0;
     if (have_mix) {
         char err[200];
-        if (gen_mix_parse(CLI_V(a, run, mix).s, &o->mix, err, sizeof err)) {
+        if (gen_mix_parse(a->mix, &o->mix, err, sizeof err)) {
             fprintf(stderr, "mmafuzz run: %s\n", err);
             return -1;
         }
     }
     o->lock_fd = -1;
-    if (CLI_V(a, run, campaign).given)
+    if (a->given.campaign)
         return run_opts_campaign(o);
-    if (CLI_V(a, run, shard).given || CLI_V(a, run, shards).given) {
+    if (a->given.shard || a->given.shards) {
         fprintf(stderr, "mmafuzz run: -shard and -shards need --campaign DIR\n");
         return -1;
     }
@@ -259,5 +260,5 @@ void run_opts_free(run_opts *o)
     if (o->cstate)
         cp_state_free(o->cstate);
     free(o->cstate);
-    cli_free(&o->args);
+    cli_run_free(&o->args);
 }

@@ -60,7 +60,7 @@ typedef struct run_opts {
     cp_state *cstate;         /* the shard's state, read once the shard is locked (run_select) */
     char shard_dir[1100];
     int lock_fd;              /* the shard's lock, held until the process exits */
-    cli_args args;            /* the parsed command line (the strings above point into it) */
+    cli_opts_run args;        /* the parsed command line, typed (the strings above point into it) */
 } run_opts;
 
 /* Parse the command line of `mmafuzz run` (and on --resume the state file).

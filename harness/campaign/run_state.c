@@ -198,7 +198,7 @@ run_err run_state_read(const char *dir, run_opts *o, int have_mix, int have_dev,
                 BAD("expected 'budget CASES SECONDS' once (decimal numbers or '-')");
                 break;
             }
-            if (!o->args.v[CLI_F_run_runs].given && !o->args.v[CLI_F_run_max_total_time].given) {
+            if (!o->args.given.runs && !o->args.given.max_total_time) {
                 /* the interrupted run's budget: what was left of it (0 left of either: spent) */
                 o->runs = v[0] == 0 || v[1] == 0 ? 0 : v[0];
                 o->max_time = v[1] > 0 ? v[1] : 0;

@@ -3,6 +3,7 @@
  */
 #include "buckets.h"
 
+#include "grow.h"
 #include "run_fs.h"
 
 #include <errno.h>
@@ -44,14 +45,8 @@ static bk_entry *find(rf_buckets *bs, const char *id)
 
 static bk_entry *add(rf_buckets *bs, const char *id)
 {
-    if (bs->n == bs->cap) {
-        size_t cap = bs->cap ? 2 * bs->cap : 64;
-        bk_entry *e = realloc(bs->e, cap * sizeof *e);
-        if (!e)
-            return NULL;
-        bs->e = e;
-        bs->cap = cap;
-    }
+    if (grow_room(&bs->e, &bs->cap, bs->n, sizeof *bs->e))
+        return NULL;
     bk_entry *e = &bs->e[bs->n++];
     memset(e, 0, sizeof *e);
     snprintf(e->id, sizeof e->id, "%s", id);
@@ -103,15 +98,10 @@ int rf_buckets_read(const char *path, int (*fn)(const rf_bucket_line *l, void *c
                 why = "expected ID<TAB>COUNT<TAB>INSTRUCTION<TAB>SIGNATURE<TAB>EXPLANATION (ID 16 hex digits, "
                       "COUNT decimal digits up to 2^63-1)";
             if (!why) {
-                if (n == cap) {
-                    cap = cap ? 2 * cap : 64;
-                    rf_bucket_line *nv = realloc(v, cap * sizeof *nv);
-                    if (!nv) {
-                        snprintf(err, errlen, "%s: out of memory", path);
-                        rc = -1;
-                        break;
-                    }
-                    v = nv;
+                if (grow_room(&v, &cap, n, sizeof *v)) {
+                    snprintf(err, errlen, "%s: out of memory", path);
+                    rc = -1;
+                    break;
                 }
                 v[n++] = (rf_bucket_line){f[0], f[2], f[3], f[4], c, lineno};
             }

@@ -3,6 +3,8 @@
  */
 #include "fit.h"
 
+#include "mmafuzz_gen.h"
+
 #include <stdlib.h>
 #include <string.h>
 
@@ -261,14 +263,6 @@ void rf_space_sort(rf_space *sp)
         qsort(sp->c, sp->n, sizeof *sp->c, by_dist);
 }
 
-static uint64_t sm64(uint64_t *s)
-{
-    uint64_t z = (*s += 0x9e3779b97f4a7c15ULL);
-    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
-    z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
-    return z ^ (z >> 31);
-}
-
 static uint64_t fmt_mask(mf_format f)
 {
     int bits = mf_format_get(f)->bits;
@@ -297,13 +291,13 @@ int rf_separate(const rf_row *x, const rf_row *y, const rf_cases *seeds, uint64_
     uint64_t mask = fd->bits == 64 ? ~UINT64_C(0) : (UINT64_C(1) << fd->bits) - 1;
     for (long t = 0; t < tries; t++) {
         mf_case cs;
-        uint64_t r = sm64(rng);
+        uint64_t r = rng_splitmix64(rng);
         if (seeds->n && (t < (long)seeds->n || (r & 3) != 0)) {
             cs = seeds->v[t < (long)seeds->n ? (size_t)t : (size_t)(r >> 8) % seeds->n].cs;
             if (t >= (long)seeds->n) {
                 int nm = 1 + (int)((r >> 40) % 3);
                 for (int m = 0; m < nm; m++) {
-                    uint64_t q = sm64(rng);
+                    uint64_t q = rng_splitmix64(rng);
                     int which = (int)(q % (unsigned)(2 * in->k + 1));
                     if (which == 2 * in->k)
                         cs.c = mutate(in->fc, cs.c, q >> 16) & fmt_mask(in->fc);

@@ -611,18 +611,10 @@ int rf_exact(mf_format f, int sign, uint64_t sig, int exp, uint64_t *x)
     return 0;
 }
 
-static uint64_t sm64(uint64_t *s)
-{
-    uint64_t z = (*s += 0x9e3779b97f4a7c15ULL);
-    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
-    z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
-    return z ^ (z >> 31);
-}
-
 /* A finite value of format f with exponent near e (+-spread). */
 static uint64_t rnd_val(mf_format f, uint64_t *s, int e, int spread)
 {
-    uint64_t r = sm64(s);
+    uint64_t r = rng_splitmix64(s);
     const rv_layout *L = rv_get(f);
     int ee = e + (spread ? (int)(r % (unsigned)(2 * spread + 1)) - spread : 0);
     uint64_t frac = (r >> 20) & ((UINT64_C(1) << L->fbits) - 1);
@@ -634,7 +626,7 @@ static uint64_t rnd_val(mf_format f, uint64_t *s, int e, int spread)
 void rf_random_case(const mf_instr *in, uint64_t *s, mf_case *cs)
 {
     memset(cs, 0, sizeof *cs);
-    uint64_t r = sm64(s);
+    uint64_t r = rng_splitmix64(s);
     int shape = (int)(r % 8);
     const rv_layout *la = rv_get(in->fa), *lb = rv_get(in->fb), *lc = rv_get(in->fc);
     int ea = la->emin + (int)((r >> 8) % (unsigned)(la->emax - la->emin + 1));
@@ -650,12 +642,12 @@ void rf_random_case(const mf_instr *in, uint64_t *s, mf_case *cs)
     int spread = 4 + (int)((r >> 24) % 8);
     int nz = shape == 7 ? 1 + (int)((r >> 32) % 3) : in->k;
     for (int k = 0; k < in->k; k++) {
-        if (shape == 3 || k >= nz || ((r >> 40) & 1 && (sm64(s) & 3) == 0)) {
-            cs->a[k] = (sm64(s) & 1) ? rnd_val(in->fa, s, ea, spread) : 0;
+        if (shape == 3 || k >= nz || ((r >> 40) & 1 && (rng_splitmix64(s) & 3) == 0)) {
+            cs->a[k] = (rng_splitmix64(s) & 1) ? rnd_val(in->fa, s, ea, spread) : 0;
             cs->b[k] = 0;
-            if (sm64(s) & 1) {
+            if (rng_splitmix64(s) & 1) {
                 cs->b[k] = rnd_val(in->fb, s, eb, spread);
-                cs->a[k] = (sm64(s) & 1) && mf_format_get(in->fa)->has_sign
+                cs->a[k] = (rng_splitmix64(s) & 1) && mf_format_get(in->fa)->has_sign
                                ? UINT64_C(1) << (mf_format_get(in->fa)->bits - 1) : 0;
             }
             continue;
@@ -672,20 +664,20 @@ void rf_random_case(const mf_instr *in, uint64_t *s, mf_case *cs)
     }
     int ec = ea + eb + (int)((r >> 44) % 9) - 4;
     if (shape == 2)
-        cs->c = (sm64(s) & 1) && mf_format_get(in->fc)->has_sign ? UINT64_C(1) << (mf_format_get(in->fc)->bits - 1)
+        cs->c = (rng_splitmix64(s) & 1) && mf_format_get(in->fc)->has_sign ? UINT64_C(1) << (mf_format_get(in->fc)->bits - 1)
                                                                   : 0;
     else if (shape == 3)
-        cs->c = rnd_val(in->fc, s, lc->emin + (int)(sm64(s) % (unsigned)(lc->emax - lc->emin + 1)), 0);
+        cs->c = rnd_val(in->fc, s, lc->emin + (int)(rng_splitmix64(s) % (unsigned)(lc->emax - lc->emin + 1)), 0);
     else
         cs->c = rnd_val(in->fc, s, ec, 3);
     if (shape == 0) {
         /* raw bits */
         const mf_format_info *fa = mf_format_get(in->fa), *fb = mf_format_get(in->fb), *fc = mf_format_get(in->fc);
         for (int k = 0; k < in->k; k++) {
-            cs->a[k] = sm64(s) & ((fa->bits == 64) ? ~UINT64_C(0) : (UINT64_C(1) << fa->bits) - 1);
-            cs->b[k] = sm64(s) & ((fb->bits == 64) ? ~UINT64_C(0) : (UINT64_C(1) << fb->bits) - 1);
+            cs->a[k] = rng_splitmix64(s) & ((fa->bits == 64) ? ~UINT64_C(0) : (UINT64_C(1) << fa->bits) - 1);
+            cs->b[k] = rng_splitmix64(s) & ((fb->bits == 64) ? ~UINT64_C(0) : (UINT64_C(1) << fb->bits) - 1);
         }
-        cs->c = sm64(s) & ((fc->bits == 64) ? ~UINT64_C(0) : (UINT64_C(1) << fc->bits) - 1);
+        cs->c = rng_splitmix64(s) & ((fc->bits == 64) ? ~UINT64_C(0) : (UINT64_C(1) << fc->bits) - 1);
     }
     if (shape == 6) {
         /* one special value */
@@ -693,22 +685,22 @@ void rf_random_case(const mf_instr *in, uint64_t *s, mf_case *cs)
         mf_format f = (r >> 50) & 1 ? in->fa : in->fc;
         size_t n = rv_specials(f, sp, 40);
         if (n) {
-            uint64_t v = sp[sm64(s) % n];
+            uint64_t v = sp[rng_splitmix64(s) % n];
             if (f == in->fc && !((r >> 51) & 1))
                 cs->c = v;
             else
-                cs->a[sm64(s) % (unsigned)in->k] = v;
+                cs->a[rng_splitmix64(s) % (unsigned)in->k] = v;
         }
     }
     for (int i = 0; i < in->n_scales && i < MF_SMAX; i++) {
         /* scales near 1 */
-        int e = (int)(sm64(s) % 9) - 4;
+        int e = (int)(rng_splitmix64(s) % 9) - 4;
         if (in->fs == MF_FMT_UE8M0) {
             cs->sa[i] = (uint64_t)(127 + e);
             cs->sb[i] = (uint64_t)(127 - e);
         } else {
-            cs->sa[i] = rv_make(MF_FMT_E4M3, 0, e, sm64(s) & 7);
-            cs->sb[i] = rv_make(MF_FMT_E4M3, 0, -e, sm64(s) & 7);
+            cs->sa[i] = rv_make(MF_FMT_E4M3, 0, e, rng_splitmix64(s) & 7);
+            cs->sb[i] = rv_make(MF_FMT_E4M3, 0, -e, rng_splitmix64(s) & 7);
         }
     }
     mf_sparse_legalize(in, cs);   /* a sparse row: legal metadata, +0 where pruned */

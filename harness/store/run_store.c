@@ -3,6 +3,7 @@
  */
 #include "run_store.h"
 
+#include "grow.h"
 #include "run_fs.h"
 #include "vecfile.h"
 
@@ -88,14 +89,8 @@ static st_error fail(store *s, st_error e)
 
 static st_entry *add_entry(store *s, const char *hex)
 {
-    if (s->n == s->cap) {
-        size_t cap = s->cap ? s->cap * 2 : 64;
-        st_entry *e = realloc(s->e, cap * sizeof *e);
-        if (!e)
-            return NULL;
-        s->e = e;
-        s->cap = cap;
-    }
+    if (grow_room(&s->e, &s->cap, s->n, sizeof *s->e))
+        return NULL;
     st_entry *e = &s->e[s->n++];
     memset(e, 0, sizeof *e);
     snprintf(e->hex, sizeof e->hex, "%s", hex);
@@ -487,16 +482,10 @@ static int read_one(const char *path, void *vctx)
     mf_vec_case vc;
     int st, bad = 0;
     while ((st = mf_vec_next(r, &vc)) == MF_VEC_CASE) {
-        if (rc->n == rc->cap) {
-            size_t cap = rc->cap ? rc->cap * 2 : 64;
-            st_case *p = realloc(rc->cases, cap * sizeof *p);
-            if (!p) {
-                fprintf(stderr, "%s: out of memory (file skipped)\n", path);
-                bad = 1;
-                break;
-            }
-            rc->cases = p;
-            rc->cap = cap;
+        if (grow_room(&rc->cases, &rc->cap, rc->n, sizeof *rc->cases)) {
+            fprintf(stderr, "%s: out of memory (file skipped)\n", path);
+            bad = 1;
+            break;
         }
         st_case *c = &rc->cases[rc->n++];
         memset(c, 0, sizeof *c);

@@ -267,18 +267,63 @@ static void test_flags_table(void)
         } else {
             continue;
         }
-        cli_args a;
+        void *a = malloc(cli_opts_size(fl->cmd));
+        if (!a)
+            return;
         /* positional arguments the command needs: enough to parse */
         char *argv2[8] = {argv[0], argv[1], argv[2], "p1", NULL};
-        int rc = cli_parse(fl->cmd, argc, argv, &a);
+        int rc = cli_parse_opts(fl->cmd, argc, argv, a);
         if (rc != 0) {
-            cli_free(&a);
+            cli_free_opts(fl->cmd, a);
             argv2[argc] = "p1";
-            rc = cli_parse(fl->cmd, argc + 1, argv2, &a);
+            rc = cli_parse_opts(fl->cmd, argc + 1, argv2, a);
         }
-        CHECK(rc == 0 && a.v[f].given == 1, "flag %s (%s) not taken by the parser", name, opt);
-        cli_free(&a);
+        CHECK(rc == 0 && cli_opts_given(a, (cli_flag_id)f) == 1, "flag %s (%s) not taken by the parser", name, opt);
+        cli_free_opts(fl->cmd, a);
+        free(a);
     }
+}
+
+/* The typed options of one command (cli_opts_run, from the table): values,
+ * defaults (cli_flags.def: --out mismatches, -batch 4194304) and counts. */
+static void test_typed_options(void)
+{
+    char *argv[] = {"run", "-runs=7", "-seed", "0x10", "--instr", "a/*", "--instr=b", "-v", "--no-sync", NULL};
+    cli_opts_run o;
+    int rc = cli_run_parse(9, argv, &o);
+    CHECK(rc == 0, "run's options not parsed");
+    if (rc == 0) {
+        CHECK(o.runs == 7 && o.given.runs == 1, "-runs=7: %lld (given %d)", o.runs, o.given.runs);
+        CHECK(o.seed == 16 && o.given.seed == 1, "-seed 0x10: %llu", o.seed);
+        CHECK(o.instr.n == 2 && !strcmp(o.instr.v[0], "a/*") && !strcmp(o.instr.v[1], "b") && o.given.instr == 2,
+              "--instr twice: %d values", o.instr.n);
+        CHECK(o.verbose == 1 && o.no_sync == 1 && o.given.verbose == 1, "-v, --no-sync");
+        CHECK(o.out && !strcmp(o.out, "mismatches") && !o.given.out, "--out's default: %s", o.out ? o.out : "NULL");
+        CHECK(o.batch == 4194304 && !o.given.batch, "-batch's default: %lld", o.batch);
+        CHECK(!o.model && !o.given.model && o.corpus.n == 0 && o.npos == 0, "flags not given");
+    }
+    cli_run_free(&o);
+    /* positional arguments, and a bad value: usage error, nothing left to free but the struct */
+    char *argv2[] = {"fit", "hopper/mma.m16n8k16.f32.f16.f16.f32", "dir1", "-runs", "x", NULL};
+    cli_opts_fit f;
+    CHECK(cli_fit_parse(5, argv2, &f) == -1, "fit -runs x accepted");
+    cli_fit_free(&f);
+    argv2[3] = NULL;
+    CHECK(cli_fit_parse(3, argv2, &f) == 0 && f.npos == 2 && !strcmp(f.pos[1], "dir1") && f.tries == 20000,
+          "fit INSTR dir1: %d positional", f.npos);
+    cli_fit_free(&f);
+    /* `mmafuzz --help` lists every command of the table */
+    char *text = NULL;
+    size_t len = 0;
+    FILE *m = open_memstream(&text, &len);
+    cli_commands_usage(m);
+    fclose(m);
+    for (int c = 0; c < CLI_CMD_COUNT; c++) {
+        char line[64];
+        snprintf(line, sizeof line, "  %s ", cli_commands[c].name);
+        CHECK(text && strstr(text, line) != NULL, "%s missing from mmafuzz --help", cli_commands[c].name);
+    }
+    free(text);
 }
 
 /* One selector: glob, exact name, substring (list's rule everywhere). */
@@ -572,6 +617,7 @@ int main(int argc, char **argv)
     test_header();
     test_cli_numbers();
     test_flags_table();
+    test_typed_options();
     test_instr_select();
     test_store(argc > 1 ? argv[1] : "driver_units_store");
     if (failures) {

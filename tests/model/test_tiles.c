@@ -11,7 +11,11 @@
  * lane path away from the common case: zeros, subnormals, NaN/Inf (a lane
  * then falls back to mf_eval), exponents near the top of the range (a chunk
  * overflows to Inf and the next chunk starts from an Inf c), and narrow
- * exponent windows (cancellation).  Usage: test_tiles [TILES_PER_INSTR].
+ * exponent windows (cancellation).  Sparse rows get metadata in SA (M x
+ * n_meta bytes, mmafuzz_model.h), legal nibbles drawn at random
+ * (mf_sparse_meta_ok, the PTX ISA's rule), so that the tile's metadata path
+ * is compared with mf_eval's on values other than zero.
+ * Usage: test_tiles [TILES_PER_INSTR].
  */
 #include "mmafuzz_model.h"
 
@@ -79,16 +83,16 @@ static uint64_t get(const void *base, size_t es, size_t i)
 int main(int argc, char **argv)
 {
     int tiles = argc > 1 ? atoi(argv[1]) : 100;
-    long compared = 0;
+    long compared = 0, sparse_rows = 0;
     for (size_t r = 0; r < mf_instr_count; r++) {
         const mf_instr *in = &mf_instr_table[r];
         /* shapes: the row's, capped, with N not a multiple of 8 half the time */
         int m = in->m < 12 ? in->m : 12, n = in->n < 19 ? in->n : (r & 1 ? 19 : 16), k = in->k;
-        size_t T = (size_t)tiles, S = in->n_scales;
+        size_t T = (size_t)tiles, S = in->n_scales, NM = in->sparse ? in->n_meta : 0;
         size_t ea = mf_tile_elem_bytes(in->fa), eb = mf_tile_elem_bytes(in->fb), ec = mf_tile_elem_bytes(in->fc),
                ed = mf_tile_elem_bytes(in->fd), es = S ? mf_tile_elem_bytes(in->fs) : 1;
         unsigned char *A = malloc(T * m * k * ea), *B = malloc(T * n * k * eb), *C = malloc(T * m * n * ec),
-                      *D = malloc(T * m * n * ed), *SA = malloc(T * m * (S + 1) * es), *SB = malloc(T * n * (S + 1) * es);
+                      *D = malloc(T * m * n * ed), *SA = malloc(T * m * (S + NM + 1) * es), *SB = malloc(T * n * (S + 1) * es);
         if (!A || !B || !C || !D || !SA || !SB)
             return 2;
         for (size_t t = 0; t < T; t++) {
@@ -117,8 +121,17 @@ int main(int argc, char **argv)
                 for (size_t i = 0; i < (size_t)n * S; i++)
                     ((uint8_t *)SB)[t * n * S + i] = (uint8_t)(next() % 8 ? 0x7C + next() % 8 : next());
             }
+            /* sparse rows: one legal metadata nibble a byte, M x n_meta */
+            for (size_t i = 0; i < (size_t)m * NM; i++) {
+                unsigned v;
+                do
+                    v = (unsigned)(next() % 16);
+                while (!mf_sparse_meta_ok(in, v));
+                ((uint8_t *)SA)[t * m * NM + i] = (uint8_t)v;
+            }
         }
-        mf_eval_tiles(in, m, n, k, T, A, B, C, S ? SA : NULL, S ? SB : NULL, D);
+        mf_eval_tiles(in, m, n, k, T, A, B, C, S || NM ? SA : NULL, S ? SB : NULL, D);
+        sparse_rows += NM > 0;
         mf_case cs;
         memset(&cs, 0, sizeof cs);
         for (size_t t = 0; t < T; t++)
@@ -132,6 +145,8 @@ int main(int argc, char **argv)
                         cs.sa[q] = get(SA, es, (t * m + i) * S + q);
                         cs.sb[q] = get(SB, es, (t * n + j) * S + q);
                     }
+                    for (size_t q = 0; q < NM; q++)
+                        cs.meta[q] = ((const uint8_t *)SA)[(t * m + i) * NM + q];
                     cs.c = get(C, ec, (t * m + i) * n + j);
                     uint64_t want = mf_eval(in, &cs), got = get(D, ed, (t * m + i) * n + j);
                     CHECK(got == want, "%s tile %zu (%d,%d): mf_eval_tiles %llx, mf_eval %llx", in->name, t, i, j,
@@ -140,7 +155,8 @@ int main(int argc, char **argv)
                 }
         free(A); free(B); free(C); free(D); free(SA); free(SB);
     }
-    printf("%ld outputs of %zu instructions: mf_eval_tiles %s mf_eval\n", compared, mf_instr_count,
-           failures ? "DIFFERS FROM" : "agrees with");
+    CHECK(sparse_rows > 0, "no sparse row in the table: the metadata path was not compared");
+    printf("%ld outputs of %zu instructions (%ld sparse, with metadata): mf_eval_tiles %s mf_eval\n", compared,
+           mf_instr_count, sparse_rows, failures ? "DIFFERS FROM" : "agrees with");
     return failures ? 1 : 0;
 }

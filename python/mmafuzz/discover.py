@@ -164,7 +164,8 @@ def run_probes(device: Callable, probes: Sequence[Probe], M: int, N: int, K: int
         if log is not None:
             log["calls"] = log.get("calls", 0) + 1
             log["device_s"] = log.get("device_s", 0.0) + time.perf_counter() - t0
-            log.setdefault("probe_calls", []).append((A, Bt, D, len(where)))
+            if len(log.setdefault("probe_calls", [])) < 4:   # kept for the check (a few: they are large)
+                log["probe_calls"].append((A, Bt, D, len(where)))
         for (i, j), pi in where.items():
             out[pi] = decode(int(D[i, j]), fmt, out_fmt)
     return out
@@ -189,6 +190,11 @@ class Struct:
             if a < b:
                 out.update(range(a, b, self.promote) if self.promote else (a,))
         return frozenset(out)
+
+
+def _restart_count(st: Struct) -> int:
+    """len(st.restarts()), without building the set."""
+    return sum((-(-(b - a) // st.promote) if st.promote else 1) for a, b in st.slices if a < b)
 
 
 def slices_of(K: int, ik: int, bk: int, split: int, rule: str) -> Tuple[Tuple[int, int], ...]:
@@ -589,7 +595,8 @@ def discover(device: Callable, M: int, N: int, K: int, a_format: str, d_format: 
 
     # 2. the family's models that restart there
     cands = candidate_params(K, ik, a_format, max_split, promotes)
-    structs = [st for st in cands if st.restarts() & tested == restarts]
+    structs = [st for st in cands if _restart_count(st) - len(restarts) in (0, 1)
+               and st.restarts() & tested == restarts]
     n_restart = len(structs)
 
     # 3. probes that tell the rest apart
@@ -648,7 +655,7 @@ def discover(device: Callable, M: int, N: int, K: int, a_format: str, d_format: 
         calls.append((A2, B2, D2))
     probe_calls = [(A_, B_, D_) for A_, B_, D_, _ in log.get("probe_calls", [])]
     chk = check_calls(model, calls, d_format, most) if model else {"outputs": 0, "equal": 0, "calls": 0}
-    chk_p = check_calls(model, probe_calls[:8], d_format, most) if model and probe_calls else \
+    chk_p = check_calls(model, probe_calls, d_format, most) if model and probe_calls else \
         {"outputs": 0, "equal": 0, "calls": 0}
     reproduced = chk["equal"] + chk_p["equal"]
     outputs = chk["outputs"] + chk_p["outputs"]
@@ -656,7 +663,7 @@ def discover(device: Callable, M: int, N: int, K: int, a_format: str, d_format: 
     res = {
         "m": M, "n": N, "k": K, "a_format": a_format, "d_format": d_format, "instr": row,
         "model": model, "models": models, "from_probes": from_probes,
-        "restarts": [t * ik for t in sorted(restarts)], "odd_probes": [t * ik for t in odd],
+        "restarts": [t * ik for t in sorted(restarts)], "odd_probes": [t * ik for t in odd[:32]], "odd_count": len(odd),
         "candidates_after_restarts": n_restart, "candidates_after_probes": len(structs),
         "fit_tried": fitted.get("tried", 0),
         "structure": ({"slices": [[a * ik, min(b * ik, K)] for a, b in st.slices], "promote": st.promote,
@@ -711,3 +718,30 @@ def cached(device: Callable, op: str, M: int, N: int, K: int, a_format: str, d_f
                               ((ev["kernel"] if ev else ";".join(res["kernels"])) or "discovered")[:120]])
         res["table"] = path
     return res
+
+
+def discover_call(op: Any, M: int, N: int, K: int, a_format: str, d_format: Optional[str] = None,
+                  flags: Optional[Dict[str, Any]] = None, force: bool = False, **kw: Any) -> Dict[str, Any]:
+    """On a GPU: discover the kernel model of ``op`` (torch.matmul,
+    torch.nn.functional.linear, torch._scaled_mm) at M x N x K, once:
+    ``cached(torch_device(...), ...)``."""
+    d_format = d_format or ("f32" if a_format in ("tf32", "f32", "e4m3", "e5m2") else a_format)
+    return cached(torch_device(op, a_format, d_format, flags), op, M, N, K, a_format, d_format, force=force, **kw)
+
+
+def describe(r: Dict[str, Any]) -> str:
+    """A discovery's result as text: the model, the structure, the summary."""
+    lines = []
+    if r.get("model"):
+        lines.append(r["model"].rstrip("\n"))
+    st = r.get("structure")
+    if st:
+        sl = ", ".join(f"[{a}, {b})" for a, b in st["slices"] if a < b)
+        pr = f"promotion every {st['promote']} instructions" if st['promote'] else "no promotion"
+        lines.append(f"# K slices {sl}; {pr}; {st['reduce']} reduction")
+    if "restarts" in r and "probes" in r:
+        lines.append(f"# {r['probes']} probes; accumulators restart at K = {r['restarts'][:12]}"
+                     f"{' ...' if len(r['restarts']) > 12 else ''}; {r.get('device_calls')} calls,"
+                     f" {r.get('device_s', 0):.3f} s in them")
+    lines.append(r.get("summary", ""))
+    return "\n".join(lines)

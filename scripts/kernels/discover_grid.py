@@ -15,8 +15,8 @@ kernel table (default: $XDG_CACHE_HOME/mmafuzz/kernels.tsv, which
 mmafuzz.reproduce reads); a call already in that table is not discovered
 again unless --force.  --budget-s stops before the next shape once that many
 seconds have passed, so that a time-limited run still writes its results.
-Needs PyTorch with CUDA and the mmafuzz package (its compiled _core) on the
-Python path.
+Needs PyTorch with CUDA and the mmafuzz package: installed (`pip install .`)
+or the checkout's python/ with its _core built there.
 """
 import argparse
 import json
@@ -26,7 +26,10 @@ import time
 import traceback
 
 here = os.path.dirname(os.path.abspath(__file__))
-sys.path.insert(0, os.path.join(here, "..", "..", "python"))
+try:   # the installed package (pip install .), else the checkout's with its _core built in place
+    import mmafuzz._core  # noqa: F401
+except ImportError:
+    sys.path.insert(0, os.path.join(here, "..", "..", "python"))
 
 # (name, op, input format, output format, flags)
 OPS = {

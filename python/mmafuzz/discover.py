@@ -290,6 +290,53 @@ def predict(st: Struct, probe: Probe) -> Optional[FrozenSet[int]]:
     return None if isinstance(total, int) else total
 
 
+_K_OFFSETS = (2, 4, 8, 16, 32, 64, 128)
+
+
+def instr_k_probe(device: Callable, M: int, N: int, K: int, fmt: str, out_fmt: str,
+                  log: Optional[Dict[str, Any]] = None) -> Optional[int]:
+    """The K of the instruction the kernel issues, measured: output (0, 0)
+    of one call holds +2^e and -2^e at elements 0 and 1 of K and witnesses
+    at elements 2, 4, 8, ..., 128.  A witness inside the instruction that
+    holds the pair is truncated away by its fused sum; one in a later
+    instruction is added after the pair cancelled and survives.  So the
+    first surviving offset is the instruction's K (None: no witness
+    survived, or no witness fits in K)."""
+    offs = [o for o in _K_OFFSETS if o < K]
+    if not offs:
+        return None
+    e_big, e_unit = _PROBE_EXP[fmt]
+    ut = _rec._UINT[_rec._FMT[fmt][0]]
+    A = np.zeros((M, K), ut)
+    Bt = np.zeros((N, K), ut)
+    A[0, 0], A[0, 1] = pow2_bits(fmt, e_big), pow2_bits(fmt, e_big, True)
+    Bt[0, 0] = Bt[0, 1] = pow2_bits(fmt, e_big)
+    for w, o in enumerate(offs):
+        A[0, o] = pow2_bits(fmt, e_unit + w)
+        Bt[0, o] = pow2_bits(fmt, e_unit)
+    t0 = time.perf_counter()
+    D = np.asarray(device(A, Bt))
+    if log is not None:
+        log["calls"] = log.get("calls", 0) + 1
+        log["device_s"] = log.get("device_s", 0.0) + time.perf_counter() - t0
+    got = decode(int(D[0, 0]), fmt, out_fmt)
+    if not got:
+        return None
+    return offs[min(got)]
+
+
+def row_with_k(row: str, k: int) -> Optional[str]:
+    """A row of ``row``'s architecture with its A, B and f32 accumulator and
+    K = k (wgmma first, then mma), or None."""
+    rows = _k._core.rows()
+    me = next(r for r in rows if r["name"] == row)
+    fits = [r for r in rows if r["arch"] == me["arch"] and r["a"] == me["a"] and r["b"] == me["b"]
+            and r["c"] == "f32" and r["d"] == "f32" and int(r["k"]) == k and not r["n_scales"]
+            and ".sp" not in r["qualifier"]]
+    fits.sort(key=lambda r: (not r["qualifier"].startswith("wgmma"), r["name"]))
+    return fits[0]["name"] if fits else None
+
+
 # ------------------------------------------------------------ candidates
 
 def _bks(ik: int, K: int) -> List[int]:
@@ -465,8 +512,8 @@ def torch_device(op: str, a_format: str, d_format: str, flags: Optional[Dict[str
     else:
         f.setdefault("use_fast_accum", False)
     dev.info = {"gpu": env.get("gpu", "?"), "kernels": [], "env": env, "flags": f,   # type: ignore[attr-defined]
-                "software": f"torch {env.get('torch')} cuda {env.get('cuda')}"
-                            + (f" cublas {env['cublas']}" if env.get("cublas") else "")}
+                "software": f"torch {env.get('torch')} cuda {env.get('cuda')}"   # cuBLAS comes with them
+                            + (f" driver {env['driver']}" if env.get("driver") else "")}
     return dev
 
 
@@ -581,9 +628,19 @@ def discover(device: Callable, M: int, N: int, K: int, a_format: str, d_format: 
     d_format = d_format or ("f32" if a_format in ("tf32", "f32", "e4m3", "e5m2") else a_format)
     row = row or _k.main_loop_row(a_format)
     ik = _instr_k(row)
-    T = -(-K // ik)
     log: Dict[str, Any] = {}
     t_start = time.perf_counter()
+
+    # 0. the instruction's K: where the fused sum ends
+    k_seen = instr_k_probe(device, M, N, K, a_format, d_format, log)
+    row_note = None
+    if k_seen is not None and k_seen != ik and not (K <= k_seen and K <= ik):
+        other = row_with_k(row, k_seen)
+        row_note = f"the probe saw an instruction K of {k_seen}, {row} has {ik}" + \
+            (f": {other} used instead" if other else ": no such row, kept")
+        if other:
+            row, ik = other, k_seen
+    T = -(-K // ik)
     kernels = list(getattr(device, "info", {}).get("kernels", []))
 
     # 1. where accumulators restart from zero
@@ -662,6 +719,7 @@ def discover(device: Callable, M: int, N: int, K: int, a_format: str, d_format: 
     ncalls = chk["calls"] + chk_p["calls"]
     res = {
         "m": M, "n": N, "k": K, "a_format": a_format, "d_format": d_format, "instr": row,
+        "instr_k_seen": k_seen, "instr_note": row_note,
         "model": model, "models": models, "from_probes": from_probes,
         "restarts": [t * ik for t in sorted(restarts)], "odd_probes": [t * ik for t in odd[:32]], "odd_count": len(odd),
         "candidates_after_restarts": n_restart, "candidates_after_probes": len(structs),
@@ -739,6 +797,9 @@ def describe(r: Dict[str, Any]) -> str:
         sl = ", ".join(f"[{a}, {b})" for a, b in st["slices"] if a < b)
         pr = f"promotion every {st['promote']} instructions" if st['promote'] else "no promotion"
         lines.append(f"# K slices {sl}; {pr}; {st['reduce']} reduction")
+    if r.get("instr_k_seen"):
+        lines.append(f"# instruction K seen: {r['instr_k_seen']} ({r['instr']})" +
+                     (f"; {r['instr_note']}" if r.get("instr_note") else ""))
     if "restarts" in r and "probes" in r:
         lines.append(f"# {r['probes']} probes; accumulators restart at K = {r['restarts'][:12]}"
                      f"{' ...' if len(r['restarts']) > 12 else ''}; {r.get('device_calls')} calls,"

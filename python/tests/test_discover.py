@@ -17,7 +17,8 @@ from mmafuzz import recording as R
 
 DATA = os.path.join(os.path.dirname(__file__), "data", "kernels")
 ROW = {"f16": "hopper/wgmma.m64n8k16.f32.f16.f16", "bf16": "hopper/wgmma.m64n8k16.f32.bf16.bf16",
-       "e4m3": "hopper/wgmma.m64n8k32.f32.e4m3.e4m3", "tf32": "hopper/wgmma.m64n8k8.f32.tf32.tf32"}
+       "e4m3": "hopper/wgmma.m64n8k32.f32.e4m3.e4m3", "tf32": "hopper/wgmma.m64n8k8.f32.tf32.tf32",
+       "f16-k8": "hopper/mma.m16n8k8.f32.f16.f16.f32"}
 
 
 def _model(fmt, out, bk, split=1, rule="ceil", red="serial", promote=0):
@@ -54,6 +55,8 @@ HIDDEN = [
     ("bf16", "bf16", 16, 16, 8192, _model("bf16", "bf16", 128, 6, "ceil", "tree")),
     ("e4m3", "f32", 16, 8, 4096, _model("e4m3", "f32", 128, 1, promote=4)),
     ("e4m3", "bf16", 16, 16, 16384, _model("e4m3", "bf16", 128, 3, promote=4)),
+    # a kernel that issues k8 instructions (mma.sync) where the format's main-loop row is k16
+    ("f16", "f16", 16, 16, 2048, _model("f16-k8", "f16", 64, 4, "ceil", "tree")),
 ]
 
 
@@ -79,9 +82,12 @@ def test_discovers_hidden_model(fmt, out, m, n, k, hidden):
     assert st["promote"] == int(f["promote"])
     if int(f["split"]) > 3:      # up to three slices, a tree adds as the serial order does
         assert st["reduce"] == f["reduce"]
-    # cheap: the restart probes fill calls of M x N outputs (three per instruction)
-    T = -(-k // int(K.parse(hidden)["instr"].split("k")[-1].split(".")[0]))
-    assert r["device_calls"] <= -(-T // (m * n)) + 12, r["device_calls"]
+    # the instruction's K, measured
+    ik = int(f["instr"].split(".m")[1].split("k")[1].split(".")[0])
+    assert r["instr_k_seen"] == ik and r["instr"] == f["instr"], (r["instr_k_seen"], r["instr"])
+    # cheap: the restart probes fill calls of M x N outputs (three elements an instruction)
+    T = -(-k // ik)
+    assert r["device_calls"] <= -(-T // (m * n)) + 13, r["device_calls"]
     assert r["summary"] == f"reproduced {r['reproduced']} of {r['outputs']} outputs on {r['calls']} calls"
 
 
@@ -171,3 +177,35 @@ def test_discovered_model_reproduces_the_gpu_recording(name, model):
     assert r["from_probes"] and r["model"]
     chk = K.check_recording((h, dict(arr)), r["model"])
     assert chk["equal"] == chk["outputs"] == arr["d"].size, (name, r["model"], chk)
+
+
+def test_discover_grid_script_dry_run(tmp_path):
+    """scripts/kernels/discover_grid.py end to end on the C model instead of a
+    GPU (--simulate): a result per (op, shape) in the JSON, an exception
+    recorded with its traceback (an e4m3 op fed to an f16 model: the
+    operands' widths differ) while the grid goes on, and a shape _scaled_mm
+    cannot take skipped."""
+    import json
+    import subprocess
+    import sys
+    root = os.path.join(os.path.dirname(__file__), "..", "..")
+    model = tmp_path / "m.txt"
+    model.write_text(_model("f16", "f16", 64, 3))
+    out = tmp_path / "r.json"
+    env = dict(os.environ, XDG_CACHE_HOME=str(tmp_path / "cache"),
+               PYTHONPATH=os.pathsep.join([os.path.dirname(os.path.dirname(D.__file__))] +
+                                          [p for p in [os.environ.get("PYTHONPATH")] if p]))
+    p = subprocess.run([sys.executable, os.path.join(root, "scripts", "kernels", "discover_grid.py"), str(out),
+                        "--simulate", str(model), "--ops", "matmul-f16,scaled_mm-e4m3-f32",
+                        "--shapes", "16x16x4096,8x8x1000"], env=env, capture_output=True, text=True, timeout=600)
+    assert p.returncode == 0, p.stderr
+    r = json.loads(out.read_text())
+    assert [(e["op"], e["m"], e["n"], e["k"]) for e in r] == [
+        ("matmul-f16", 16, 16, 4096), ("matmul-f16", 8, 8, 1000),
+        ("scaled_mm-e4m3-f32", 16, 16, 4096), ("scaled_mm-e4m3-f32", 8, 8, 1000)]
+    ok = r[0]
+    assert ok["summary"] == "reproduced 1024 of 1024 outputs on 4 calls" and ok["from_probes"]
+    assert K.canonical(ok["model"]) == K.canonical(_model("f16", "f16", 64, 3))
+    assert "error" in r[2] and "Traceback" in r[2]["traceback"] and "model" not in r[2]
+    assert "multiples of 16" in r[3]["skipped"]
+    assert (tmp_path / "cache" / "mmafuzz" / "kernels.tsv").exists()

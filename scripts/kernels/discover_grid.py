@@ -15,10 +15,12 @@ kernel table (default: $XDG_CACHE_HOME/mmafuzz/kernels.tsv, which
 mmafuzz.reproduce reads); a call already in that table is not discovered
 again unless --force.  --budget-s stops before the next shape once that many
 seconds have passed, so that a time-limited run still writes its results.
-Needs PyTorch with CUDA and the mmafuzz package: installed (`pip install .`)
-or the checkout's python/ with its _core built there.
+Needs PyTorch with CUDA and the mmafuzz package: the checkout's python/
+when its _core is built there (the extension copied into python/mmafuzz),
+else the installed one (`pip install .`).
 """
 import argparse
+import glob
 import json
 import os
 import sys
@@ -26,9 +28,8 @@ import time
 import traceback
 
 here = os.path.dirname(os.path.abspath(__file__))
-try:   # the installed package (pip install .), else the checkout's with its _core built in place
-    import mmafuzz._core  # noqa: F401
-except ImportError:
+# the checkout's package when its _core is built in place, else the installed one (pip install .)
+if glob.glob(os.path.join(here, "..", "..", "python", "mmafuzz", "_core*")):
     sys.path.insert(0, os.path.join(here, "..", "..", "python"))
 
 # (name, op, input format, output format, flags)
@@ -55,13 +56,20 @@ def main():
     ap.add_argument("--table", default=None, help="kernel table to read and add to (default: the user's)")
     ap.add_argument("--force", action="store_true", help="discover again what the table holds")
     ap.add_argument("--threads", type=int, default=0)
+    ap.add_argument("--simulate", metavar="MODEL_FILE", default=None,
+                    help="a dry run without a GPU: every op is the C kernel model in MODEL_FILE")
     a = ap.parse_args()
 
-    import torch
     from mmafuzz import discover as D
 
-    if not torch.cuda.is_available():
-        sys.exit("discover_grid.py: PyTorch sees no CUDA GPU")
+    if a.simulate:
+        with open(a.simulate) as f:
+            sim_model = f.read()
+        torch = None
+    else:
+        import torch
+        if not torch.cuda.is_available():
+            sys.exit("discover_grid.py: PyTorch sees no CUDA GPU")
     for name in a.ops.split(","):
         if name not in OPS:
             sys.exit(f"discover_grid.py: unknown op {name!r}; known: {', '.join(OPS)}")
@@ -99,7 +107,11 @@ def main():
                 continue
             t0 = time.perf_counter()
             try:
-                dev = D.torch_device(op, fa, fd, flags)
+                if a.simulate:
+                    dev = D.model_device(sim_model)
+                    dev.info = dict(dev.info, flags=flags)
+                else:
+                    dev = D.torch_device(op, fa, fd, flags)
                 r = D.cached(dev, op, m, n, k, fa, fd, table=a.table, force=a.force, most=a.most, threads=a.threads)
                 for key in ("model", "models", "summary", "structure", "from_probes", "reproduced", "outputs", "calls",
                             "device_calls", "device_s", "probes", "candidates_after_restarts",
@@ -113,7 +125,8 @@ def main():
             except Exception as e:   # recorded, not fatal: the grid goes on
                 entry["error"] = f"{type(e).__name__}: {e}"
                 entry["traceback"] = traceback.format_exc()
-                torch.cuda.empty_cache()
+                if torch is not None:
+                    torch.cuda.empty_cache()
             entry["wall_s"] = round(time.perf_counter() - t0, 3)
             results.append(entry)
             write()

@@ -544,9 +544,11 @@ def boundary_operands(fmt: str, M: int, N: int, K: int, seed: int) -> Tuple[np.n
     rng = np.random.default_rng(seed)
     maxfin = {"e4m3": 0x7E, "e5m2": 0x7B}.get(fmt, (((1 << ebits) - 2) << fbits) | ((1 << fbits) - 1))
     inf = {"e4m3": None}.get(fmt, ((1 << ebits) - 1) << fbits)
-    if fmt == "tf32":
+    tiny = 1
+    if fmt == "tf32":   # the instruction reads the high 19 bits of an f32
         maxfin &= 0xFFFFE000
-    specials = [0, sign, 1, 1 | sign, maxfin, maxfin | sign] + ([inf] if inf is not None else [])
+        tiny = 0x2000
+    specials = [0, sign, tiny, tiny | sign, maxfin, maxfin | sign] + ([inf] if inf is not None else [])
     for r in range(min(M, 3)):
         i = M - 1 - r
         ks = rng.choice(K, size=min(K, 4), replace=False)

@@ -53,3 +53,19 @@ def test_reproduce_matches_torch_matmul(dtype):
     E = mmafuzz.reproduce(torch.matmul, A, B)
     assert E.dtype == D.dtype and E.device == D.device
     assert torch.equal(D.view(torch.int16), E.view(torch.int16))
+
+
+@pytest.mark.parametrize("op,a,d,m,n,k", [("torch.matmul", "f16", "f16", 128, 128, 4096),
+                                          ("torch.matmul", "bf16", "bf16", 128, 64, 4096),
+                                          ("torch._scaled_mm", "e4m3", "f32", 128, 64, 4096)])
+def test_discovery_with_probes_finds_the_table_model(op, a, d, m, n, k):
+    """Discovery from constructed inputs on the GPU names the model the table
+    holds for the call (fitted to a recording with random operands), checks
+    it on fresh calls, and spends at most 10 s in GPU calls."""
+    from mmafuzz import discover as D
+    row = _known(op, a, d, m, n, k)
+    r = D.discover(D.torch_device(op, a, d), m, n, k, a, d)
+    assert r["from_probes"], D.describe(r)
+    assert r["reproduced"] == r["outputs"] > 0, D.describe(r)
+    assert K._model_text(row) in r["models"], (K._model_text(row), r["models"])
+    assert r["device_s"] < 10, r["device_s"]

@@ -118,6 +118,11 @@ int mf_gemm_run_host(mf_gemm *h, const mf_gemm_desc *desc, int algo_index, const
  * @return NULL with why in err on failure. */
 void *mf_gemm_alloc(mf_gemm *h, size_t bytes, char *err, size_t errlen);
 void mf_gemm_free(mf_gemm *h, void *dptr);
+/* Copies between host and device memory (synchronous), and waiting for a
+ * stream (NULL: the device).  @return 0, or -1 with why in err. */
+int mf_gemm_upload(mf_gemm *h, void *dptr, const void *src, size_t bytes, char *err, size_t errlen);
+int mf_gemm_download(mf_gemm *h, void *dst, const void *dptr, size_t bytes, char *err, size_t errlen);
+int mf_gemm_sync(mf_gemm *h, void *stream, char *err, size_t errlen);
 
 #ifdef __cplusplus
 }

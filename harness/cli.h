@@ -23,6 +23,7 @@ int cmd_check(int argc, char **argv);
 int cmd_bench(int argc, char **argv);
 int cmd_devices(int argc, char **argv);
 int cmd_record(int argc, char **argv);
+int cmd_gemm(int argc, char **argv);
 int cmd_run(int argc, char **argv);
 int cmd_replay(int argc, char **argv);
 int cmd_shrink(int argc, char **argv);

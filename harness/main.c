@@ -21,6 +21,7 @@ static const struct {
     {"bench", cmd_bench, "bench [--instr PATTERN] [-runs N]   model dot products per second, one core"},
     {"devices", cmd_devices, "devices [PATTERN]         GPUs present and which instructions run on each"},
     {"record", cmd_record, "record --device cuda[:N] --instr PATTERN -runs N -seed S --out FILE.vec   record device outputs"},
+    {"gemm", cmd_gemm, "gemm M N K TYPE [--algos] [--record OUT [--algo I|all] [--check]]   GEMM calls through cuBLASLt"},
     {"run", cmd_run, "run [--instr PATTERN] [--device SPEC] [-seed N] [-runs N] ...   fuzz device against model"},
     {"replay", cmd_replay, "replay [--device SPEC] PATH...   re-run saved cases (mismatch files, corpora)"},
     {"shrink", cmd_shrink, "shrink FILE [--device SPEC]   minimize a saved case again"},

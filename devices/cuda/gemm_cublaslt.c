@@ -116,6 +116,24 @@ void *mf_gemm_alloc(mf_gemm *h, size_t bytes, char *err, size_t errlen)
     return NULL;
 }
 void mf_gemm_free(mf_gemm *h, void *dptr) { (void)h, (void)dptr; }
+int mf_gemm_upload(mf_gemm *h, void *dptr, const void *src, size_t bytes, char *err, size_t errlen)
+{
+    (void)h, (void)dptr, (void)src, (void)bytes;
+    say(err, errlen);
+    return -1;
+}
+int mf_gemm_download(mf_gemm *h, void *dst, const void *dptr, size_t bytes, char *err, size_t errlen)
+{
+    (void)h, (void)dst, (void)dptr, (void)bytes;
+    say(err, errlen);
+    return -1;
+}
+int mf_gemm_sync(mf_gemm *h, void *stream, char *err, size_t errlen)
+{
+    (void)h, (void)stream;
+    say(err, errlen);
+    return -1;
+}
 
 #else
 
@@ -519,6 +537,30 @@ void mf_gemm_free(mf_gemm *h, void *dptr)
     (void)h;
     if (dptr)
         cudaFree(dptr);
+}
+
+int mf_gemm_upload(mf_gemm *h, void *dptr, const void *src, size_t bytes, char *err, size_t errlen)
+{
+    RT(cudaSetDevice(h->device), "cudaSetDevice");
+    RT(cudaMemcpy(dptr, src, bytes, cudaMemcpyHostToDevice), "copy to the GPU");
+    return 0;
+}
+
+int mf_gemm_download(mf_gemm *h, void *dst, const void *dptr, size_t bytes, char *err, size_t errlen)
+{
+    RT(cudaSetDevice(h->device), "cudaSetDevice");
+    RT(cudaMemcpy(dst, dptr, bytes, cudaMemcpyDeviceToHost), "copy from the GPU");
+    return 0;
+}
+
+int mf_gemm_sync(mf_gemm *h, void *stream, char *err, size_t errlen)
+{
+    RT(cudaSetDevice(h->device), "cudaSetDevice");
+    if (stream)
+        RT(cudaStreamSynchronize((cudaStream_t)stream), "cudaStreamSynchronize");
+    else
+        RT(cudaDeviceSynchronize(), "cudaDeviceSynchronize");
+    return 0;
 }
 
 #endif /* MMAFUZZ_HAVE_CUBLASLT */

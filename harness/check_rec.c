@@ -112,6 +112,8 @@ int check_recording(const char *path, const check_rec_opts *o, check_rec_totals 
     } else {
         int rc = mf_ktable_lookup(o->tables, o->ntables, &r, &kr, where, sizeof where, note, sizeof note, err,
                                   sizeof err);
+        if (rc == 0 && mf_ktable_derive(&r, &kr, where, sizeof where))
+            rc = 1;
         if (rc <= 0) {
             fprintf(stderr, rc < 0 ? "%s\n" : "%s: %s\n", rc < 0 ? err : path, err);
             mf_rec_free(&r);

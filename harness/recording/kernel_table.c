@@ -162,3 +162,33 @@ int mf_ktable_lookup(const char *const *paths, int npaths, const mf_rec *r, mf_k
         *note = 0;
     return 1;
 }
+
+int mf_ktable_derive(const mf_rec *r, mf_kernel *kr, char *where, size_t wlen)
+{
+    const jv *H = &r->header;
+    const jv *sm = jv_get(jv_get(H, "env"), "sm"), *algo = jv_get(jv_get(H, "cublaslt"), "algo");
+    const jv *sk = jv_get(algo, "splitk_num"), *fast = jv_get(jv_get(H, "flags"), "fast_accum");
+    if (strcmp(r->op, "cublasLtMatmul") || !sm || sm->kind != JV_STRING || strcmp(sm->str, "90") || !sk ||
+        sk->kind != JV_NUMBER || !sk->is_int || sk->i < 1 || sk->i > 4096 || r->fa != r->fb)
+        return 0;
+    int fp8 = r->fa == MF_FMT_E4M3 || r->fa == MF_FMT_E5M2;
+    int ik = fp8 ? 32 : r->fa == MF_FMT_TF32 ? 8 : 16;
+    char name[96];
+    snprintf(name, sizeof name, "hopper/wgmma.m64n8k%d.f32.%s.%s", ik, r->a_name, r->b_name);
+    const mf_instr *in = mf_instr_find(name);
+    if (!in)
+        return 0;
+    memset(kr, 0, sizeof *kr);
+    kr->in = in;
+    kr->bk = fp8 ? 128 : 64;
+    kr->split = (uint32_t)sk->i;
+    kr->split_rule = MF_KSPLIT_CEIL;
+    kr->reduce = MF_KRED_SERIAL;
+    kr->promote = fp8 && !(fast && fast->kind == JV_TRUE) ? 4 : 0;
+    kr->out = r->fd;
+    if (mf_kernel_check(kr))
+        return 0;
+    snprintf(where, wlen, "derived from the cuBLASLt algorithm (split-K %lld%s)", (long long)sk->i,
+             kr->promote ? ", fp8 promotion every 4" : "");
+    return 1;
+}

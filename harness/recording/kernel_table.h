@@ -27,6 +27,16 @@ int mf_ktable_defaults(char paths[][4096], int max);
 int mf_ktable_lookup(const char *const *paths, int npaths, const mf_rec *r, mf_kernel *kr, char *where,
                      size_t wlen, char *note, size_t nlen, char *err, size_t errlen);
 
+/* A model derived from a cuBLASLt recording's own evidence (`mmafuzz gemm
+ * --record` on an sm_90 GPU): the Hopper wgmma row of the input format
+ * chained over K in steps of 64 (128 for fp8), split in the algorithm's
+ * CUBLASLT_ALGO_CONFIG_SPLITK_NUM slices (ceil rule, serial binary32
+ * reduction), fp8 promoted every 4 instructions without fast accumulation:
+ * the structure found for torch's cuBLAS calls (docs/kernels.md), a guess
+ * for other algorithms, which a failure refutes.
+ * @return 1 derived (where says so), 0 the recording is not one. */
+int mf_ktable_derive(const mf_rec *r, mf_kernel *kr, char *where, size_t wlen);
+
 /* Parse a model in the text form, or in the table's one-line form (fields
  * separated by ';').  @return 0, or -1 with err. */
 int mf_ktable_parse_model(const char *text, mf_kernel *kr, char *err, size_t errlen);

@@ -206,9 +206,9 @@ static char *header_json(const mf_gemm_desc *d, const char *type, int algo, int 
     return buf;
 }
 
-/* The recorded rows (or columns) of an output of n: all when the call has
- * at most 128 x 128 outputs, else the first and last sample/2 (as
- * mmafuzz.recording.record's sample). */
+/* The recorded rows (or columns) of an output of n: when the call is
+ * sampled (M or N above `sample`, as mmafuzz.recording.record's sample), the
+ * first and last sample/2 of a dimension above sample, else all. */
 static int64_t pick(int64_t n, int sampled, int sample, int64_t *idx)
 {
     if (!sampled || n <= sample) {
@@ -228,7 +228,7 @@ static int write_recording(const char *path, const char *header, const mf_gemm_d
                            int sample, char *err, size_t errlen)
 {
     size_t w = (size_t)mf_rec_width(d->d);
-    int sampled = d->m * d->n > 128 * 128;
+    int sampled = d->m > sample || d->n > sample;
     int64_t *ri = malloc(sizeof(int64_t) * (size_t)(sampled ? sample : d->m));
     int64_t *ci = malloc(sizeof(int64_t) * (size_t)(sampled ? sample : d->n));
     if (!ri || !ci) {
@@ -405,8 +405,8 @@ int cmd_gemm(int argc, char **argv)
                 Nmax = Ns[j] > Nmax ? Ns[j] : Nmax;
             unsigned char *hA = NULL, *hBc = NULL;
             void *dA = NULL, *dBc = NULL, *dD = NULL, *dBr = NULL;
-            for (int i = 0; i < nm && status != 2; i++)
-                for (int j = 0; j < nn && status != 2; j++) {
+            for (int j = 0; j < nn && status != 2; j++) {
+                for (int i = 0; i < nm && status != 2; i++) {
                     mf_gemm_desc d = base;
                     d.m = Ms[i], d.n = Ns[j], d.k = K;
                     d.a = d.b = types[t].in;
@@ -487,7 +487,9 @@ int cmd_gemm(int argc, char **argv)
                     }
                     size_t sb = (size_t)d.n * (size_t)K * w, sd = (size_t)d.m * (size_t)d.n * wd;
                     void *dB = dBc;
-                    if (!d.b_colmajor) {   /* B row-major K x N from its first N columns */
+                    if (!d.b_colmajor && dBr) {
+                        dB = dBr;
+                    } else if (!d.b_colmajor) {   /* B row-major K x N from its first N columns, once per N */
                         unsigned char *hBr = malloc(sb);
                         if (!hBr) {
                             fprintf(stderr, "mmafuzz gemm: out of memory\n");
@@ -568,9 +570,10 @@ int cmd_gemm(int argc, char **argv)
                     }
                     free(D1);
                     free(D2);
-                    mf_gemm_free(h, dBr);
-                    dBr = NULL;
                 }
+                mf_gemm_free(h, dBr);
+                dBr = NULL;
+            }
             free(hA);
             free(hBc);
             mf_gemm_free(h, dA);

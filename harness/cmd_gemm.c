@@ -561,8 +561,14 @@ int cmd_gemm(int argc, char **argv)
                             }
                         } else {
                             int rc = check_recording(path, &ro, &rt);
-                            if (rc == 2)
+                            if (rc == 2) {
                                 unchecked++;
+                                if (json) {
+                                    printf("{\"file\": ");
+                                    json_put_str(stdout, path);
+                                    printf(", \"error\": \"not checked: no kernel model (the message is on stderr)\"}\n");
+                                }
+                            }
                             else if (rc == 1 && status == 0)
                                 status = 1;
                         }

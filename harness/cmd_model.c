@@ -1,9 +1,11 @@
 /*
  * cmd_model.c - the model-only subcommands: list, eval, check, bench.
  */
+#include "check_rec.h"
 #include "cli.h"
 #include "decimal.h"
 #include "instr_select.h"
+#include "kernel_table.h"
 #include "mf_device.h"
 #include "mmafuzz_gen.h"
 #include "run_stats.h"  /* the status line (rs_progress) */
@@ -14,6 +16,7 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <time.h>
+#include <unistd.h>
 
 /* ------------------------------------------------------------------ list */
 
@@ -520,6 +523,29 @@ int cmd_check(int argc, char **argv)
     }
     const char **files = a.pos;
     int nfiles = a.npos;
+    /* recordings (.npz): check_rec.c; the kernel tables, --kernel, threads */
+    char table_paths[2][4096];
+    const char *tables[16];
+    check_rec_opts ro = {.kernel_file = a.kernel, .tables = tables, .max_errors = max_errors, .jobs = (int)a.jobs,
+                         .json = a.json > 0};
+    if (a.kernel_table.n) {
+        for (int i = 0; i < a.kernel_table.n && i < 16; i++)
+            tables[ro.ntables++] = a.kernel_table.v[i];
+    } else {
+        int nd = mf_ktable_defaults(table_paths, 2);
+        for (int i = 0; i < nd; i++)
+            tables[ro.ntables++] = table_paths[i];
+    }
+    if (ro.jobs == 0)
+        ro.jobs = (int)sysconf(_SC_NPROCESSORS_ONLN);
+    check_rec_totals rt = {0};
+    for (int f = 0; f < nfiles; f++)
+        if (ro.json && !check_is_recording(files[f])) {
+            fprintf(stderr, "mmafuzz check: --json is for recordings (.npz); %s is not one\n", files[f]);
+            override_free(&ovr);
+            cli_free(&a);
+            return 2;
+        }
     /* counters per (table row, form): slot row * (MF_INSTR_FORMS + 1) + form number */
     const size_t nslots = mf_instr_count * (MF_INSTR_FORMS + 1);
     long *pass = calloc(nslots, sizeof *pass), *fail = calloc(nslots, sizeof *fail);
@@ -538,6 +564,13 @@ int cmd_check(int argc, char **argv)
     rs_progress prog;
     rs_progress_start(&prog, 10);
     for (int f = 0; f < nfiles && status != 2; f++) {
+        if (check_is_recording(files[f])) {
+            rt.shown = shown;
+            if (check_recording(files[f], &ro, &rt) == 2)
+                status = 2;
+            shown = rt.shown;
+            continue;
+        }
         char err[512];
         mf_vec_reader *r = mf_vec_open(files[f], err, sizeof err);
         if (!r) {
@@ -619,7 +652,12 @@ int cmd_check(int argc, char **argv)
     if (prog.printed)
         check_progress(&prog, total_pass + total_fail, total_fail, bytes_done, bytes_total);
     rs_progress_end(&prog);
-    if (status != 2) {
+    total_pass += rt.pass;
+    total_fail += rt.fail;
+    if (status != 2 && ro.json) {
+        printf("{\"passed\": %ld, \"failed\": %ld}\n", total_pass, total_fail);
+        status = total_fail ? 1 : 0;
+    } else if (status != 2) {
         for (int i = 0; i < nseen; i++) {
             const mf_instr *in = &mf_instr_table[(size_t)order[i] / (MF_INSTR_FORMS + 1)];
             const char *form = mf_instr_form_name_at(order[i] % (MF_INSTR_FORMS + 1));

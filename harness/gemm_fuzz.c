@@ -3,8 +3,8 @@
  * GEMM calls fuzzed on the GPU against the kernel model (docs/kernels.md,
  * "Fuzzing GEMM calls").
  *
- * Each round draws a type, a shape (split-K territory: small M x N, large K;
- * odd sizes; square ones), an algorithm of the heuristic's list and an
+ * Each round draws a type, a shape (M, N and K from the user's lists, a
+ * quarter of them moved by -7..+7: odd sizes), an algorithm of the heuristic's list and an
  * operand kind (devices/mf_kcheck.h), makes `calls` calls' operands on the
  * GPU, runs them, and checks every output on the GPU against the kernel
  * model of that (type, shape, algorithm).  The first model of a
@@ -75,27 +75,16 @@ static double now_s(void)
     return (double)t.tv_sec + (double)t.tv_nsec * 1e-9;
 }
 
-/* A shape: split-K territory, odd sizes, or square-ish. */
-static void draw_shape(uint64_t r, int64_t *m, int64_t *n, int64_t *k)
+/* A size from list v[0..n): a quarter of the draws move it by -7..+7 (odd
+ * sizes near the listed ones), never below 1. */
+static int64_t draw_size(uint64_t r, const int64_t *v, int n)
 {
-    static const int64_t small[] = {1, 2, 8, 16, 32, 64, 96, 128};
-    static const int64_t bigk[] = {4096, 8192, 16384, 32768, 65536};
-    switch (r % 3) {
-    case 0:
-        *m = small[(r >> 8) % 8];
-        *n = small[(r >> 16) % 8];
-        *k = bigk[(r >> 24) % 5];
-        break;
-    case 1:
-        *m = 1 + (int64_t)((r >> 8) % 300);
-        *n = 1 + (int64_t)((r >> 20) % 300);
-        *k = 1 + (int64_t)((r >> 32) % 5000);
-        break;
-    default:
-        *m = *n = (int64_t)64 << ((r >> 8) % 4);
-        *k = (int64_t)256 << ((r >> 16) % 6);
-        break;
+    int64_t x = v[r % (uint64_t)n];
+    if (((r >> 20) & 3) == 0) {
+        x += (int64_t)((r >> 24) % 15) - 7;
+        x = x < 1 ? 1 : x;
     }
+    return x;
 }
 
 static size_t ebytes(mf_format f) { return f == MF_FMT_TF32 ? 4 : (size_t)mf_tile_elem_bytes(f); }
@@ -474,7 +463,9 @@ int gemm_fuzz(const gemm_fuzz_opts *o)
         R.d.a = R.d.b = o->types_in[t];
         R.d.d = o->types_out[t];
         R.d.b_colmajor = R.d.a == MF_FMT_E4M3 || R.d.a == MF_FMT_E5M2 ? 1 : (int)((r >> 5) & 1);
-        draw_shape(gf_mix(r), &R.d.m, &R.d.n, &R.d.k);
+        R.d.m = draw_size(gf_mix(r + 1), o->ms, o->nms);
+        R.d.n = draw_size(gf_mix(r + 2), o->ns, o->nns);
+        R.d.k = draw_size(gf_mix(r + 3), o->ks, o->nks);
         if (mf_gemm_check(&R.d))
             continue;
         mf_gemm_algo al[MF_GEMM_MAX_ALGOS];

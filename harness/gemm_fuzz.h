@@ -17,6 +17,8 @@ typedef struct gemm_fuzz_opts {
     const char *out;         /* the store: findings under OUT/findings/ */
     const mf_format *types_in, *types_out;
     int ntypes;
+    const int64_t *ms, *ns, *ks;   /* the sizes drawn from (a quarter of the draws move one by -7..+7) */
+    int nms, nns, nks;
     int algos;               /* algorithms of the heuristic's list drawn from (1..8) */
     int mem_mib;             /* device memory a round's operand may take */
     double status_every;     /* seconds between status lines */

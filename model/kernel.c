@@ -122,6 +122,7 @@ MF_HD uint64_t mf_kernel_dot(const mf_kernel *kr, size_t K, const void *a, const
     return mf_kernel_finish(kr, part);
 }
 
+#ifndef MF_DEVICE_BUILD
 const char *mf_kernel_check(const mf_kernel *kr)
 {
     const mf_instr *in = kr->in;
@@ -142,7 +143,6 @@ const char *mf_kernel_check(const mf_kernel *kr)
     return NULL;
 }
 
-#ifndef MF_DEVICE_BUILD
 enum { MF_KBLOCK = 64 }; /* outputs evaluated together: one mf_eval_cases batch a step */
 
 void mf_kernel_eval_rows(const mf_kernel *kr, size_t K, size_t n, const void *const *a, const void *const *b,

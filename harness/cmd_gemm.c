@@ -9,6 +9,7 @@
  */
 #include "check_rec.h"
 #include "cli.h"
+#include "gemm_fuzz.h"
 #include "json.h"
 #include "kernel_table.h"
 #include "mf_gemm.h"
@@ -317,6 +318,28 @@ int cmd_gemm(int argc, char **argv)
             return 2;
         }
         algo_one = (int)x;
+    }
+    if (a.given.runs || a.max_total_time) {   /* fuzzing (gemm_fuzz.c) */
+        if (a.record || a.check || a.algos) {
+            fprintf(stderr, "mmafuzz gemm: -runs / -max_total_time fuzz; --record, --check and --algos are for "
+                            "listed calls\n");
+            cli_gemm_free(&a);
+            return 2;
+        }
+        mf_format tin[16], tout[16];
+        for (int t = 0; t < nt; t++) {
+            tin[t] = types[t].in;
+            tout[t] = types[t].out;
+        }
+        const char *req = getenv("MMAFUZZ_REQUIRE_GPU");
+        gemm_fuzz_opts fo = {.device = device, .seed = a.seed, .runs = a.given.runs ? (uint64_t)a.runs : 0,
+                             .max_time = (double)a.max_total_time, .out = a.out, .types_in = tin, .types_out = tout,
+                             .ntypes = nt, .ms = Ms, .ns = Ns, .ks = Ks, .nms = nm, .nns = nn, .nks = nk,
+                             .algos = (int)a.algos_max, .mem_mib = (int)a.mem_mib, .status_every = 10,
+                             .json = a.json > 0, .require_gpu = req && *req && strcmp(req, "0")};
+        int frc = gemm_fuzz(&fo);
+        cli_gemm_free(&a);
+        return frc;
     }
     const char *record = a.record;
     int json = (a.json > 0), check = (a.check > 0);

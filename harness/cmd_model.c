@@ -543,7 +543,7 @@ int cmd_check(int argc, char **argv)
         if (ro.json && !check_is_recording(files[f])) {
             fprintf(stderr, "mmafuzz check: --json is for recordings (.npz); %s is not one\n", files[f]);
             override_free(&ovr);
-            cli_free(&a);
+            cli_check_free(&a);
             return 2;
         }
     /* counters per (table row, form): slot row * (MF_INSTR_FORMS + 1) + form number */

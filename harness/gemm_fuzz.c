@@ -201,7 +201,7 @@ static int check(gf_state *S, const gf_round *r, const mf_kernel *kr, int calls,
 static int minimize_and_file(gf_state *S, gf_round *r, const gf_config *cf, const mf_kernel *kr, int c, uint32_t i,
                              uint32_t j, const char *bucket, char *name, size_t nlen, char *err, size_t el)
 {
-    const int64_t M = r->d.m, N = r->d.n, K = r->d.k;
+    const int64_t M = r->d.m, N = r->d.n, K = r->d.k > 0 ? r->d.k : 1;
     const size_t ea = ebytes(r->d.a), eb = ebytes(r->d.b), ed = ebytes(r->d.d);
     const size_t a1 = (size_t)(M * K) * ea, b1 = (size_t)(K * N) * eb;
     unsigned char *A = calloc(1, a1), *B = calloc(1, b1), *rowA = malloc((size_t)K * ea), *colB = malloc((size_t)K * eb);
@@ -503,6 +503,8 @@ int gemm_fuzz(const gemm_fuzz_opts *o)
         const size_t fill = (want + (size_t)(R.d.m * R.d.n) - 1) / (size_t)(R.d.m * R.d.n);
         calls = calls < fill ? calls : fill;
         calls = calls < 256 ? calls : 256;
+        if (o->runs && calls > o->runs / 16 + 1)   /* a -runs budget spans at least 16 rounds */
+            calls = (size_t)(o->runs / 16 + 1);
         if (o->runs && calls > o->runs - S->calls)
             calls = (size_t)(o->runs - S->calls);
         if (calls < 1)

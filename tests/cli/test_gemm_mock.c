@@ -16,7 +16,9 @@
  */
 #include "cli.h"
 #include "mf_gemm.h"
+#include "mf_kcheck.h"
 #include "mmafuzz_kernel.h"
+#include "recording.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -25,7 +27,11 @@
 struct mf_gemm {
     int unused;
 };
-static const int split_of[3] = {1, 2, 5};
+/* The slices each algorithm computes with, and the split-K number it reports:
+ * with MOCK_GEMM_LIE set, a fourth algorithm reports 1 and computes 3, as a
+ * kernel that splits K without saying so (what `gemm -runs` must explain). */
+static const int split_of[4] = {1, 2, 5, 3}, reported_split[4] = {1, 2, 5, 1};
+static int nalgos(void) { return getenv("MOCK_GEMM_LIE") ? 4 : 3; }
 
 const char *mf_gemm_check(const mf_gemm_desc *d)
 {
@@ -61,12 +67,12 @@ int mf_gemm_algos(mf_gemm *h, const mf_gemm_desc *desc, mf_gemm_algo *out, int m
         snprintf(err, errlen, "%s", why);
         return -1;
     }
-    int n = max < 3 ? max : 3;
+    int n = max < nalgos() ? max : nalgos();
     for (int i = 0; i < n; i++) {
         memset(&out[i], 0, sizeof out[i]);
         out[i].index = i;
         out[i].algo_id = 100 + i;
-        out[i].splitk_num = split_of[i];
+        out[i].splitk_num = reported_split[i];
         snprintf(out[i].tile, sizeof out[i].tile, "64x64");
         snprintf(out[i].stages, sizeof out[i].stages, "64x3");
     }
@@ -82,7 +88,7 @@ int mf_gemm_run(mf_gemm *h, const mf_gemm_desc *d, int algo, const void *dA, con
                 char *err, size_t errlen)
 {
     (void)h, (void)stream;
-    if (algo < 0 || algo > 2) {
+    if (algo < 0 || algo >= nalgos()) {
         snprintf(err, errlen, "no algorithm %d", algo);
         return -1;
     }
@@ -135,6 +141,46 @@ int mf_gemm_download(mf_gemm *h, void *dst, const void *dptr, size_t bytes, char
 int mf_gemm_sync(mf_gemm *h, void *stream, char *err, size_t errlen)
 {
     (void)h, (void)stream, (void)err, (void)errlen;
+    return 0;
+}
+
+/* mf_kcheck.h on host memory: operands from the recording generator (the
+ * kind only moves the seed), every output against mf_kernel_dot. */
+int mf_kgen_run(mf_format f, void *dptr, size_t count, size_t per, uint64_t seed, int kind, int role, int64_t kdim,
+                int64_t kstride, int64_t rstride, void *stream, char *err, size_t errlen)
+{
+    (void)per, (void)kdim, (void)kstride, (void)rstride, (void)stream;
+    if (mf_rec_generate(f, seed * 2 + (uint64_t)role + (uint64_t)kind * 1000, 0, count, -4, 2, dptr)) {
+        snprintf(err, errlen, "mf_rec_generate failed");
+        return -1;
+    }
+    return 0;
+}
+
+int mf_kcheck_run(const mf_kcheck_job *j, mf_kcheck_result *res, void *stream, char *err, size_t errlen)
+{
+    (void)stream, (void)err, (void)errlen;
+    memset(res, 0, sizeof *res);
+    const size_t M = (size_t)j->m, N = (size_t)j->n, K = (size_t)j->k, ed = (size_t)mf_rec_width(j->kr->out);
+    uint16_t *col = malloc(K * 2);
+    for (size_t c = 0; c < (size_t)j->calls; c++)
+        for (size_t i = 0; i < M; i++)
+            for (size_t jj = 0; jj < N; jj++) {
+                const uint16_t *B = (const uint16_t *)j->dB + c * K * N;
+                for (size_t k = 0; k < K; k++)
+                    col[k] = j->b_colmajor ? B[jj * K + k] : B[k * N + jj];
+                const uint64_t want = mf_kernel_dot(j->kr, K, (const uint16_t *)j->dA + (c * M + i) * K, col);
+                uint64_t got = 0;
+                memcpy(&got, (const char *)j->dD + ((c * M + i) * N + jj) * ed, ed);
+                res->outputs++;
+                res->steps += (K + 15) / 16;
+                if (got != want && !(mf_is_nan(j->kr->out, got) && mf_is_nan(j->kr->out, want))) {
+                    if (res->nmiss < MF_KCHECK_MISSES)
+                        res->miss[res->nmiss++] = (mf_kcheck_miss){(uint32_t)c, (uint32_t)i, (uint32_t)jj, got, want};
+                    res->differ++;
+                }
+            }
+    free(col);
     return 0;
 }
 

@@ -9,7 +9,7 @@
  * GPU, runs them, and checks every output on the GPU against the kernel
  * model of that (type, shape, algorithm).  The first model of a
  * configuration is the guess derived from the algorithm's attributes
- * (gemm_guess); when it disagrees, the kernel model's parameters are searched
+ * (mf_ktable_guess); when it disagrees, the kernel model's parameters are searched
  * on the GPU, on the same calls, nearest first (fewest parameters changed),
  * and the disagreement goes to the bucket named by what changed ("split 1 ->
  * 3"), or to "unexplained".  The first disagreement of each bucket is
@@ -20,6 +20,7 @@
 #include "gemm_fuzz.h"
 
 #include "json.h"
+#include "kernel_table.h"
 #include "mf_gemm.h"
 #include "mf_kcheck.h"
 #include "npz.h"
@@ -382,26 +383,6 @@ out:
     return rc;
 }
 
-int gemm_guess(mf_format a, mf_format b, mf_format d, int splitk_num, int fast_accum, mf_kernel *kr)
-{
-    const int fp8 = a == MF_FMT_E4M3 || a == MF_FMT_E5M2;
-    const int ik = fp8 ? 32 : a == MF_FMT_TF32 ? 8 : 16;
-    char name[96];
-    snprintf(name, sizeof name, "hopper/wgmma.m64n8k%d.f32.%s.%s", ik, mf_format_get(a)->name, mf_format_get(b)->name);
-    const mf_instr *in = mf_instr_find(name);
-    if (!in || splitk_num < 1)
-        return -1;
-    memset(kr, 0, sizeof *kr);
-    kr->in = in;
-    kr->bk = fp8 ? 128 : 64;
-    kr->split = (uint32_t)splitk_num;
-    kr->split_rule = MF_KSPLIT_CEIL;
-    kr->reduce = MF_KRED_SERIAL;
-    kr->promote = fp8 && !fast_accum ? 4 : 0;
-    kr->out = d;
-    return mf_kernel_check(kr) ? -1 : 0;
-}
-
 static gf_bucket *bucket(gf_state *S, const char *key)
 {
     for (int b = 0; b < S->nbk; b++)
@@ -490,7 +471,7 @@ int gemm_fuzz(const gemm_fuzz_opts *o)
             cf->k = R.d.k;
             cf->algo = algo;
             cf->info = al[algo];
-            if (gemm_guess(R.d.a, R.d.b, R.d.d, al[algo].splitk_num, R.d.fast_accum, &cf->guess)) {
+            if (mf_ktable_guess(R.d.a, R.d.b, R.d.d, al[algo].splitk_num, R.d.fast_accum, &cf->guess)) {
                 S->ncfg--;
                 continue;
             }

@@ -30,12 +30,4 @@ typedef struct gemm_fuzz_opts {
  * GPU error), 77 (no GPU and not required). */
 int gemm_fuzz(const gemm_fuzz_opts *o);
 
-/* The first guess of a cuBLASLt call's kernel model on sm_90 from its
- * algorithm's attributes: the input format's Hopper wgmma row chained over
- * K in steps of 64 (128 for fp8), split in splitk_num slices (ceil rule,
- * serial binary32 reduction), fp8 promoted every 4 instructions unless
- * fast accumulation: the structure found for torch's cuBLAS calls
- * (docs/kernels.md).  @return 0, or -1 (no such row). */
-int gemm_guess(mf_format a, mf_format b, mf_format d, int splitk_num, int fast_accum, mf_kernel *kr);
-
 #endif

@@ -163,6 +163,26 @@ int mf_ktable_lookup(const char *const *paths, int npaths, const mf_rec *r, mf_k
     return 1;
 }
 
+int mf_ktable_guess(mf_format a, mf_format b, mf_format d, int splitk_num, int fast_accum, mf_kernel *kr)
+{
+    const int fp8 = a == MF_FMT_E4M3 || a == MF_FMT_E5M2;
+    const int ik = fp8 ? 32 : a == MF_FMT_TF32 ? 8 : 16;
+    char name[96];
+    snprintf(name, sizeof name, "hopper/wgmma.m64n8k%d.f32.%s.%s", ik, mf_format_get(a)->name, mf_format_get(b)->name);
+    const mf_instr *in = mf_instr_find(name);
+    if (!in || splitk_num < 1)
+        return -1;
+    memset(kr, 0, sizeof *kr);
+    kr->in = in;
+    kr->bk = fp8 ? 128 : 64;
+    kr->split = (uint32_t)splitk_num;
+    kr->split_rule = MF_KSPLIT_CEIL;
+    kr->reduce = MF_KRED_SERIAL;
+    kr->promote = fp8 && !fast_accum ? 4 : 0;
+    kr->out = d;
+    return mf_kernel_check(kr) ? -1 : 0;
+}
+
 int mf_ktable_derive(const mf_rec *r, mf_kernel *kr, char *where, size_t wlen)
 {
     const jv *H = &r->header;
@@ -171,22 +191,7 @@ int mf_ktable_derive(const mf_rec *r, mf_kernel *kr, char *where, size_t wlen)
     if (strcmp(r->op, "cublasLtMatmul") || !sm || sm->kind != JV_STRING || strcmp(sm->str, "90") || !sk ||
         sk->kind != JV_NUMBER || !sk->is_int || sk->i < 1 || sk->i > 4096 || r->fa != r->fb)
         return 0;
-    int fp8 = r->fa == MF_FMT_E4M3 || r->fa == MF_FMT_E5M2;
-    int ik = fp8 ? 32 : r->fa == MF_FMT_TF32 ? 8 : 16;
-    char name[96];
-    snprintf(name, sizeof name, "hopper/wgmma.m64n8k%d.f32.%s.%s", ik, r->a_name, r->b_name);
-    const mf_instr *in = mf_instr_find(name);
-    if (!in)
-        return 0;
-    memset(kr, 0, sizeof *kr);
-    kr->in = in;
-    kr->bk = fp8 ? 128 : 64;
-    kr->split = (uint32_t)sk->i;
-    kr->split_rule = MF_KSPLIT_CEIL;
-    kr->reduce = MF_KRED_SERIAL;
-    kr->promote = fp8 && !(fast && fast->kind == JV_TRUE) ? 4 : 0;
-    kr->out = r->fd;
-    if (mf_kernel_check(kr))
+    if (mf_ktable_guess(r->fa, r->fb, r->fd, (int)sk->i, fast && fast->kind == JV_TRUE, kr))
         return 0;
     snprintf(where, wlen, "derived from the cuBLASLt algorithm (split-K %lld%s)", (long long)sk->i,
              kr->promote ? ", fp8 promotion every 4" : "");

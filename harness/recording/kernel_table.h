@@ -36,6 +36,9 @@ int mf_ktable_lookup(const char *const *paths, int npaths, const mf_rec *r, mf_k
  * for other algorithms, which a failure refutes.
  * @return 1 derived (where says so), 0 the recording is not one. */
 int mf_ktable_derive(const mf_rec *r, mf_kernel *kr, char *where, size_t wlen);
+/* The same guess from the algorithm's attributes themselves (`gemm -runs`'s
+ * first model of a call).  @return 0, or -1 (no such row). */
+int mf_ktable_guess(mf_format a, mf_format b, mf_format d, int splitk_num, int fast_accum, mf_kernel *kr);
 
 /* Parse a model in the text form, or in the table's one-line form (fields
  * separated by ';').  @return 0, or -1 with err. */

@@ -14,6 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/file.h>
+#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -338,6 +339,19 @@ void cp_shard_dir(const char *dir, int i, int n, char *buf, size_t len)
 int cp_lock_shard(const char *shard_dir, char *err, size_t errlen)
 {
     char path[1100], who[300];
+    /* DIR/shards/I-of-N and its stats folder are the campaign's own folders, not links out of it */
+    snprintf(path, sizeof path, "%s", shard_dir);
+    for (int up = 0; up < 2 && strrchr(path, '/'); up++)
+        *strrchr(path, '/') = 0;
+    if (fs_mkdir_below(path, shard_dir, err, errlen))
+        return -1;
+    snprintf(path, sizeof path, "%s/stats", shard_dir);
+    struct stat lst;
+    if (lstat(path, &lst) == 0 && S_ISLNK(lst.st_mode)) {
+        snprintf(err, errlen, "%s: a symbolic link (the store's files are never written through links)", path);
+        errno = ELOOP;
+        return -1;
+    }
     snprintf(path, sizeof path, "%s/.shard-lock", shard_dir);
     int stale = 0;
     int fd = fs_lock(path, 0, who, sizeof who, &stale);

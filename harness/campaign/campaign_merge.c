@@ -60,8 +60,8 @@ static int copy_one(const char *path, void *vctx)
     size_t len;
     char *buf = fs_read_all(path, &len, err, sizeof err);
     int rc = -1;
-    if (buf && fs_mkdir_p(dir))
-        snprintf(err, sizeof err, "%.1200s: cannot create the folder (%s)", dir, strerror(errno));
+    if (buf && fs_mkdir_below(c->dst_root, dir, err, sizeof err))
+        ;  /* a link among DST's folders: never written through (message in err) */
     else if (buf)
         rc = fs_write_atomic(dst, buf, len, 0, err, sizeof err);
     free(buf);
@@ -235,8 +235,8 @@ static int merge_shard(const char *src, const char *dst_campaign, const char *id
     }
     cp_shard_dir(dst_campaign, ss->shard, ss->nshards, dst, sizeof dst);
     char rs[PATH_MAX], rd[PATH_MAX];
-    if (fs_mkdir_p(dst)) {
-        fprintf(stderr, "mmafuzz merge: %s: cannot create the folder (%s)\n", dst, strerror(errno));
+    if (fs_mkdir_below(dst_campaign, dst, err, sizeof err)) {  /* DST/shards/I-of-N: no link out of DST */
+        fprintf(stderr, "mmafuzz merge: %s\n", err);
         return -1;
     }
     if (realpath(src, rs) && realpath(dst, rd) && !strcmp(rs, rd))

@@ -678,11 +678,7 @@ static run_err select_campaign(const run_opts *o, mf_device *dev, run_instr **ou
 {
     const cp_def *d = o->def;
     char err[1400];
-    if (fs_mkdir_p(o->shard_dir)) {
-        fprintf(stderr, "mmafuzz run: %s: cannot create the folder (%s)\n", o->shard_dir, strerror(errno));
-        return RUN_ERR_STORE;
-    }
-    int fd = cp_lock_shard(o->shard_dir, err, sizeof err);
+    int fd = cp_lock_shard(o->shard_dir, err, sizeof err);  /* creates the shard's folders, none a link */
     if (fd < 0) {
         fprintf(stderr, "mmafuzz run: %s\n", err);
         return RUN_ERR_STORE;

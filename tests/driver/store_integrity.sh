@@ -486,6 +486,45 @@ bad_shard_state)
         grep -q "$f:$l: " "$d.rerr" || bad "shard.state $how: report gave no FILE:LINE ($l): $(head -2 "$d.rerr")"
     done
     ;;
+campaign_links)
+    # a campaign's own folders (DIR/shards, a shard, its stats folder) that are
+    # links out of it: run --campaign and merge exit 2 and write nothing
+    # outside (run_fs.h fs_mkdir_below, campaign.h cp_lock_shard)
+    "$EXE" campaign init C --instr "$INSTR" --device model:ampere -runs 12800 -seed 3 >/dev/null 2>&1
+    "$EXE" run --campaign C -jobs 1 >/dev/null 2>&1 || bad "control: run --campaign: exit $?"
+    for where in shards shard stats; do
+        d=R_$where
+        rm -rf "$d" "out_$where"
+        cp -r C "$d"
+        rm -rf "$d/shards"
+        mkdir -p "out_$where"
+        case $where in
+        shards) ln -s "$WORK/out_$where" "$d/shards" ;;
+        shard) mkdir -p "$d/shards"; ln -s "$WORK/out_$where" "$d/shards/0-of-1" ;;
+        stats) mkdir -p "$d/shards/0-of-1"; ln -s "$WORK/out_$where" "$d/shards/0-of-1/stats" ;;
+        esac
+        "$EXE" run --campaign "$d" -jobs 1 >/dev/null 2>"$d.err"
+        rc=$?
+        [ $rc -eq 2 ] || bad "run --campaign, $where a link: exit $rc, expected 2"
+        grep -q "a symbolic link" "$d.err" || bad "run --campaign, $where a link: no reason: $(tail -2 "$d.err")"
+        [ -z "$(ls -A "out_$where")" ] || bad "run --campaign, $where a link: written outside: $(ls -A "out_$where" | head -3 | tr '\n' ' ')"
+        # merge into a DST whose folders are links out of it
+        m=MD_$where
+        rm -rf "$m"
+        mkdir -p "$m"
+        cp C/campaign.def C/pool.vec "$m/"
+        case $where in
+        shards) ln -s "$WORK/out_$where" "$m/shards" ;;
+        shard) mkdir -p "$m/shards"; ln -s "$WORK/out_$where" "$m/shards/0-of-1" ;;
+        stats) mkdir -p "$m/shards/0-of-1"; ln -s "$WORK/out_$where" "$m/shards/0-of-1/stats" ;;
+        esac
+        "$EXE" merge "$m" C >/dev/null 2>"$m.err"
+        rc=$?
+        [ $rc -eq 2 ] || bad "merge, $where a link: exit $rc, expected 2"
+        grep -q "a symbolic link" "$m.err" || bad "merge, $where a link: no reason: $(tail -2 "$m.err")"
+        [ -z "$(ls -A "out_$where")" ] || bad "merge, $where a link: written outside: $(ls -A "out_$where" | head -3 | tr '\n' ' ')"
+    done
+    ;;
 full_disk)
     # the disk fills: stats.jsonl keeps no torn record, and the finding files
     # the index lacks are indexed on resume, said once

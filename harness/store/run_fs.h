@@ -46,7 +46,8 @@ int fs_sync_dir(const char *path);
  * finding. */
 void fs_set_sync(int on);
 
-/* Read a whole file (NUL-terminated, *len without the NUL).  @return a
+/* Read a whole regular file (NUL-terminated, *len without the NUL); a FIFO,
+ * device or folder is refused at once, never waited on.  @return a
  * malloc'd buffer or NULL (message in err). */
 char *fs_read_all(const char *path, size_t *len, char *err, size_t errlen);
 

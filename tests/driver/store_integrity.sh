@@ -525,6 +525,29 @@ campaign_links)
         [ -z "$(ls -A "out_$where")" ] || bad "merge, $where a link: written outside: $(ls -A "out_$where" | head -3 | tr '\n' ' ')"
     done
     ;;
+fifo)
+    # a store or campaign file replaced by a FIFO (run_fs.h fs_read_all): the
+    # command says "not a regular file" and exits 2 at once, never waits on it
+    fuzz -runs 12800 --out G >/dev/null 2>&1
+    "$EXE" campaign init C --instr "$INSTR" --device model:ampere -runs 12800 -seed 3 >/dev/null 2>&1
+    "$EXE" run --campaign C -jobs 1 >/dev/null 2>&1
+    for f in G/index.tsv G/stats.jsonl G/campaign.state G/buckets.tsv C/campaign.def C/shards/0-of-1/shard.state; do
+        d=Q_$(echo "$f" | tr '/.' '__')
+        top=${f%%/*}
+        rm -rf "$d"
+        cp -r "$top" "$d"
+        rm -f "$d/${f#*/}"
+        mkfifo "$d/${f#*/}"
+        if [ "$top" = G ]; then
+            timeout 20 "$EXE" run --resume "$d" -runs 1280 -jobs 1 >/dev/null 2>"$d.err"
+        else
+            timeout 20 "$EXE" report "$d" >/dev/null 2>"$d.err"
+        fi
+        rc=$?
+        [ $rc -eq 2 ] || bad "$f a FIFO: exit $rc, expected 2 (124: it waited on the FIFO)"
+        grep -q "${f#*/}: not a regular file (a FIFO)" "$d.err" || bad "$f a FIFO: no reason: $(grep -v 'taken over' "$d.err" | head -2)"
+    done
+    ;;
 full_disk)
     # the disk fills: stats.jsonl keeps no torn record, and the finding files
     # the index lacks are indexed on resume, said once

@@ -5,6 +5,7 @@
 
 #include "cli.h"
 #include "run_fs.h"
+#include "run_store.h"
 #include "textline.h"
 
 #include <errno.h>
@@ -339,6 +340,12 @@ void cp_shard_dir(const char *dir, int i, int n, char *buf, size_t len)
 int cp_lock_shard(const char *shard_dir, char *err, size_t errlen)
 {
     char path[1100], who[300];
+    if (strlen(shard_dir) > ST_ROOT_MAX) {
+        snprintf(err, errlen, "%.60s...: a folder name of %zu characters; a shard's is at most %d", shard_dir,
+                 strlen(shard_dir), ST_ROOT_MAX);
+        errno = ENAMETOOLONG;
+        return -1;
+    }
     /* DIR/shards/I-of-N and its stats folder are the campaign's own folders, not links out of it */
     snprintf(path, sizeof path, "%s", shard_dir);
     for (int up = 0; up < 2 && strrchr(path, '/'); up++)

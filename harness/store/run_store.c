@@ -263,8 +263,12 @@ static st_error read_index(store *s, char *err, size_t errlen)
     return n == -2 ? fail(s, ST_ERR_NOMEM) : n < 0 ? fail(s, ST_ERR_FORMAT) : ST_OK;
 }
 
+static int root_fits(const char *root, char *err, size_t errlen);
+
 st_error st_check_writable(const char *root, char *err, size_t errlen)
 {
+    if (!root_fits(root, err, errlen))
+        return ST_ERR_IO;
     if (fs_mkdir_p(root)) {
         int e = errno;
         snprintf(err, errlen, "%s: cannot create the folder (%s)", root, strerror(e));
@@ -283,8 +287,22 @@ st_error st_check_writable(const char *root, char *err, size_t errlen)
     return ST_OK;
 }
 
+/* A root every path of the store fits under (ST_ROOT_MAX): else an error,
+ * never a name cut short. */
+static int root_fits(const char *root, char *err, size_t errlen)
+{
+    size_t n = strlen(root);
+    if (n <= ST_ROOT_MAX)
+        return 1;
+    snprintf(err, errlen, "%.60s...: a folder name of %zu characters; a store's is at most %d", root, n, ST_ROOT_MAX);
+    errno = ENAMETOOLONG;
+    return 0;
+}
+
 int st_lock(const char *root, int shared, char *err, size_t errlen)
 {
+    if (!root_fits(root, err, errlen))
+        return -1;
     if (fs_mkdir_p(root)) {
         int e = errno;
         snprintf(err, errlen, "%s: cannot create the folder (%s)", root, strerror(e));

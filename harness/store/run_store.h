@@ -18,6 +18,7 @@
 
 #define ST_FORMAT_VERSION 1
 #define ST_HASH_HEX 33  /* 32 hex digits and a NUL */
+#define ST_ROOT_MAX 800 /* the longest store folder name: every path the store builds under it fits its buffers */
 
 /* Canonical serialization of a case.  @return its length or -1 if buf is too small. */
 int st_canonical(const mf_instr *in, const mf_case *cs, char *buf, size_t len);
@@ -65,7 +66,8 @@ typedef struct store {
 } store;
 
 /* Check that folder root (created if missing) is writable by creating and
- * removing a file in it.  @return ST_OK or an error (message in err). */
+ * removing a file in it; a root longer than ST_ROOT_MAX is an error (as for
+ * st_lock and st_open).  @return ST_OK or an error (message in err). */
 st_error st_check_writable(const char *root, char *err, size_t errlen);
 
 /* One writer per store: take root/.store-lock (root created if missing;

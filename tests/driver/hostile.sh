@@ -81,6 +81,23 @@ state_values)
     expect 1 "" "$EXE" run --instr "$INSTR" --device model:ampere -runs 12800 -jobs 1 --corpus cor3 --out N4
     expect 1 "" "$EXE" run --resume N4 -runs 1280 -jobs 1
     ;;
+long_names)
+    # a folder name longer than the store's paths take (run_store.h
+    # ST_ROOT_MAX, campaign.h CP_DIR_MAX): refused before anything is made,
+    # never cut short (a 1,093-character --out made a file '.stor')
+    long=LONG
+    for i in $(seq 1 9); do long=$long/$(printf 'd%.0s' $(seq 1 120)); done
+    expect 2 "a folder name of ${#long} characters; a store's is at most" "$EXE" run --instr "$INSTR" \
+        --device model:ampere -runs 1280 -jobs 1 --out "$long"
+    [ -z "$(find LONG -type f 2>/dev/null)" ] || bad "--out of ${#long} characters: made $(find LONG -type f | wc -l) file(s)"
+    expect 2 "a folder name of ${#long} characters; a campaign's is at most" "$EXE" campaign init "$long" \
+        --instr "$INSTR" --device model:ampere -runs 1280
+    [ -z "$(find LONG -type f 2>/dev/null)" ] || bad "campaign init of ${#long} characters: made a file"
+    # the control: 700 characters work
+    ok=OK
+    for i in $(seq 1 5); do ok=$ok/$(printf 'e%.0s' $(seq 1 138)); done
+    expect 1 "" "$EXE" run --instr "$INSTR" --device model:ampere -runs 12800 -jobs 1 --out "$ok"
+    ;;
 probe_closed)
     # hopper's row on the ampere model device: nothing the device runs is selected
     expect 2 "no instruction of ampere that the device runs is selected" \

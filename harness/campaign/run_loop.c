@@ -1375,8 +1375,8 @@ run_err run_loop(const run_opts *o, mf_device *dev, run_instr *ri, int ni, long 
     if (!o->campaign) {
         /* finding files the index lacks (filed after its last checkpoint), then
          * a state at once: a run killed before its first checkpoint can be resumed */
-        rerun_ctx rc = {o, ri, ni};
-        long nrec = st_reconcile(&st, reruns, &rc, err, sizeof err);
+        rerun_ctx rc = {o, ri, ni};  /* a fresh run runs no tile again: no finding's header is read */
+        long nrec = st_reconcile(&st, o->resume ? reruns : NULL, &rc, err, sizeof err);
         run_err se = nrec < 0 ? RUN_ERR_STORE : save_state(o, ri, ni, 0, err, sizeof err);
         if (nrec > 0)
             fprintf(stderr, "mmafuzz run: %s: %ld finding file%s not in index.tsv (filed after its last "

@@ -340,7 +340,8 @@ long rs_read_file(const char *path, int (*fn)(const rs_record *r, void *ctx), vo
         const char *el = NULL;
         int ok = 0;
         if (t == TL_NUL)
-            snprintf(err, errlen, "%s:%ld: a NUL byte at column %ld (a stats file is text: damaged)", path, lineno, col);
+            snprintf(err, errlen, "%s:%ld: a NUL byte at column %ld (a stats file is text: damaged)", path, lineno,
+                     col);
         else if (!line[0])
             snprintf(err, errlen, "%s:%ld: an empty line (expected one JSON object per line)", path, lineno);
         else if (bad)

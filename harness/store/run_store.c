@@ -483,7 +483,8 @@ static int reconcile_one(const char *path, void *vctx)
 }
 
 long st_reconcile(store *s,
-                  int (*reruns)(const char *instr, unsigned long long seed, unsigned long long tile, void *ctx), void *ctx, char *err, size_t errlen)
+                  int (*reruns)(const char *instr, unsigned long long seed, unsigned long long tile, void *ctx),
+                  void *ctx, char *err, size_t errlen)
 {
     static const char *const vec[] = {".vec", NULL};
     reconcile_ctx c = {s, strlen(s->root), 0, 0, 0, reruns, ctx};

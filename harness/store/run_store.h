@@ -128,7 +128,8 @@ int st_file(store *s, const mf_instr *in, const char *hex, const char *sig, cons
  * again).  @return how many files were indexed, or an st_error (< 0;
  * message in err). */
 long st_reconcile(store *s,
-                  int (*reruns)(const char *instr, unsigned long long seed, unsigned long long tile, void *ctx), void *ctx, char *err, size_t errlen);
+                  int (*reruns)(const char *instr, unsigned long long seed, unsigned long long tile, void *ctx),
+                  void *ctx, char *err, size_t errlen);
 
 /* Write the index (under a lock, merging with what other processes wrote).
  * @return ST_OK or an error. */

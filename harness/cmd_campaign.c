@@ -150,7 +150,10 @@ static int campaign_init(const cli_opts_campaign *a, const char *dir)
     int rc = 2;
     char path[1200];
     snprintf(path, sizeof path, "%s/pool.vec", dir);
-    if (fs_mkdir_p(dir)) {
+    if (strlen(dir) > CP_DIR_MAX) {  /* its shards' folders must fit a store's name (ST_ROOT_MAX) */
+        fprintf(stderr, "mmafuzz campaign init: %.60s...: a folder name of %zu characters; a campaign's is at most "
+                        "%d\n", dir, strlen(dir), CP_DIR_MAX);
+    } else if (fs_mkdir_p(dir)) {
         fprintf(stderr, "mmafuzz campaign init: %s: cannot create the folder\n", dir);
     } else {
         int w = fs_write_atomic(path, pt.buf ? pt.buf : "", pt.len, 0, err, sizeof err);

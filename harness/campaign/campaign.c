@@ -5,13 +5,17 @@
 
 #include "cli.h"
 #include "run_fs.h"
+#include "run_store.h"
+#include "textline.h"
 
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/file.h>
+#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -94,67 +98,172 @@ int cp_def_write(const char *dir, cp_def *d, char *err, size_t errlen)
     return rc;
 }
 
+/* A value of 1 to cap - 1 printable characters (spaces inside allowed when
+ * spaces is set). */
+static int def_text_ok(const char *s, size_t cap, int spaces)
+{
+    size_t n = strlen(s);
+    if (!n || n >= cap || s[n - 1] == ' ')
+        return 0;
+    for (; *s; s++)
+        if ((unsigned char)*s < ' ' || (unsigned char)*s == 0x7f || (*s == ' ' && !spaces))
+            return 0;
+    return 1;
+}
+
+/* The largest tile count: tiles * M * N (cases) stays below 2^63 for every tile shape (M * N <= 2^16). */
+#define DEF_TILE_MAX ((unsigned long long)LLONG_MAX >> 16)
+
 int cp_def_read(const char *dir, cp_def *d, char *err, size_t errlen)
 {
     memset(d, 0, sizeof *d);
     char path[1100];
     snprintf(path, sizeof path, "%s/campaign.def", dir);
-    size_t len;
+    size_t len, pos = 0;
     char *buf = fs_read_all(path, &len, err, errlen);
     if (!buf)
         return -1;
-    char id[64] = "";
-    int lineno = 0, rc = 0, have = 0;
-    for (char *line = buf, *next; line && *line && !rc; line = next) {
-        next = strchr(line, '\n');
-        if (next)
-            *next++ = 0;
-        lineno++;
+    static const char *const keys[] = {"id", "version", "seed", "device", "model", "mix", "runs", "minimize-every",
+                                       "generators", "pool", "instr"};
+    enum { K_ID, K_VERSION, K_SEED, K_DEVICE, K_MODEL, K_MIX, K_RUNS, K_MINEVERY, K_GEN, K_POOL, K_INSTR, K_N };
+    int seen[K_N] = {0};
+    char id[64] = "", *line;
+    long lineno = 0, col = 0;
+    int rc = 0, t;
+#define BAD(...) do { int w_ = snprintf(err, errlen, "%s:%ld: ", path, lineno); \
+                      size_t o_ = w_ > 0 && (size_t)w_ < errlen ? (size_t)w_ : 0; \
+                      snprintf(err + o_, errlen - o_, __VA_ARGS__); rc = -1; } while (0)
+    while (!rc && (t = tl_next(buf, len, &pos, &lineno, &line, &col)) != TL_END) {
+        if (t == TL_NUL) {
+            BAD("a NUL byte at column %ld (the definition is text: damaged)", col);
+            break;
+        }
+        if (t == TL_TORN) {
+            BAD("the last line is cut short (no newline at its end: the definition is written whole, so the file was "
+                "damaged)");
+            break;
+        }
         if (!line[0] || line[0] == '#')
             continue;
-        int v;
-        char s1[200];
-        cp_instr *ci = &d->instr[d->ninstr];
-        if (sscanf(line, "id %63s", id) == 1)
-            have |= 1;
-        else if (sscanf(line, "version %d", &v) == 1) {
-            if (v != CP_DEF_VERSION) {
-                snprintf(err, errlen, "%s:%d: expected definition version %d", path, lineno, CP_DEF_VERSION);
-                rc = -1;
+        char *sp = strchr(line, ' ');
+        const char *val = sp ? sp + 1 : "";
+        if (sp)
+            *sp = 0;
+        int k = 0;
+        while (k < K_N && strcmp(line, keys[k]))
+            k++;
+        if (k == K_N) {
+            BAD("expected id, version, seed, device, model, mix, runs, minimize-every, generators, pool or instr "
+                "(KEY VALUE), got '%.40s'", line);
+            break;
+        }
+        if (k != K_INSTR && seen[k]++) {
+            BAD("a second '%s' line", keys[k]);
+            break;
+        }
+        char *f[6], tmp[400];
+        unsigned long long u[4];
+        if (strlen(val) >= sizeof tmp) {
+            BAD("a '%s' line of %zu characters (at most %zu)", keys[k], strlen(val), sizeof tmp - 1);
+            break;
+        }
+        snprintf(tmp, sizeof tmp, "%s", val);
+        switch (k) {
+        case K_ID:
+            if (!tl_hex(val, 16))
+                BAD("expected 'id HASH' with 16 lower-case hex digits");
+            else
+                snprintf(id, sizeof id, "%s", val);
+            break;
+        case K_VERSION:
+            if (tl_decimal(val, 1000000, &u[0]) || u[0] != CP_DEF_VERSION)
+                BAD("expected definition version %d", CP_DEF_VERSION);
+            break;
+        case K_SEED:
+            if (tl_decimal(val, ULLONG_MAX, &d->seed))
+                BAD("expected 'seed N' with a decimal number of at most 2^64-1 (digits only)");
+            break;
+        case K_DEVICE:
+            if (!def_text_ok(val, sizeof d->device, 1))
+                BAD("expected 'device SPEC' of 1 to %zu printable characters", sizeof d->device - 1);
+            else
+                snprintf(d->device, sizeof d->device, "%s", val);
+            break;
+        case K_MODEL:
+            if (!def_text_ok(val, sizeof d->model, 0))
+                BAD("expected 'model ARCH' or 'model -'");
+            else
+                snprintf(d->model, sizeof d->model, "%s", strcmp(val, "-") ? val : "");
+            break;
+        case K_MIX:
+            if (!def_text_ok(val, sizeof d->mix, 0))
+                BAD("expected 'mix MIX' of 1 to %zu characters without spaces", sizeof d->mix - 1);
+            else
+                snprintf(d->mix, sizeof d->mix, "%s", val);
+            break;
+        case K_RUNS:
+        case K_MINEVERY:
+            if (tl_decimal(val, LLONG_MAX, &u[0]) || (k == K_MINEVERY && u[0] < 1))
+                BAD("expected '%s N' with a decimal number of %d to 2^63-1 (digits only)", keys[k], k == K_MINEVERY);
+            else
+                *(k == K_RUNS ? &d->runs : &d->minimize_every) = (long long)u[0];
+            break;
+        case K_GEN:
+            if (tl_decimal(val, 1000000, &u[0]))
+                BAD("expected 'generators N' with a decimal version");
+            else
+                d->gen_version = (int)u[0];
+            break;
+        case K_POOL:
+            if (tl_split(tmp, ' ', f, 6) != 2 || !tl_hex(f[0], 32) || tl_decimal(f[1], LLONG_MAX, &u[0]))
+                BAD("expected 'pool HASH CASES' with 32 lower-case hex digits and a decimal count");
+            else {
+                snprintf(d->pool_hash, sizeof d->pool_hash, "%s", f[0]);
+                d->pool_cases = (long long)u[0];
             }
-        } else if (sscanf(line, "seed %llu", &d->seed) == 1)
-            have |= 2;
-        else if (!strncmp(line, "device ", 7))
-            snprintf(d->device, sizeof d->device, "%s", line + 7), have |= 4;
-        else if (sscanf(line, "model %39s", d->model) == 1) {
-            if (!strcmp(d->model, "-"))
-                d->model[0] = 0;
-        } else if (!strncmp(line, "mix ", 4))
-            snprintf(d->mix, sizeof d->mix, "%s", line + 4);
-        else if (sscanf(line, "runs %lld", &d->runs) == 1)
-            ;
-        else if (sscanf(line, "minimize-every %lld", &d->minimize_every) == 1)
-            ;
-        else if (sscanf(line, "generators %d", &d->gen_version) == 1)
-            ;
-        else if (sscanf(line, "pool %32s %lld", d->pool_hash, &d->pool_cases) == 2)
-            ;
-        else if (d->ninstr < CP_MAX_INSTR &&
-                 sscanf(line, "instr %159s %d %d %d %llu", ci->name, &ci->m, &ci->n, &ci->k, &ci->tiles) == 5 &&
-                 ci->m > 0 && ci->n > 0)
+            break;
+        case K_INSTR: {
+            if (d->ninstr >= CP_MAX_INSTR) {
+                BAD("more than %d instr lines", CP_MAX_INSTR);
+                break;
+            }
+            cp_instr *ci = &d->instr[d->ninstr];
+            int nf = tl_split(tmp, ' ', f, 6);
+            if (nf != 5 || !def_text_ok(f[0], sizeof ci->name, 0) || tl_decimal(f[1], 65536, &u[0]) ||
+                tl_decimal(f[2], 65536, &u[1]) || tl_decimal(f[3], 65536, &u[2]) || !u[0] || !u[1] ||
+                u[0] * u[1] > 65536 || tl_decimal(f[4], DEF_TILE_MAX, &u[3])) {
+                BAD("expected 'instr NAME M N K TILES' with M, N and K decimal numbers of 1 to 65536 (M x N at "
+                    "most 65536) and TILES of at most %llu", DEF_TILE_MAX);
+                break;
+            }
+            for (int q = 0; q < d->ninstr && !rc; q++)
+                if (!strcmp(d->instr[q].name, f[0]))
+                    BAD("a second 'instr %s' line", f[0]);
+            if (rc)
+                break;
+            snprintf(ci->name, sizeof ci->name, "%s", f[0]);
+            ci->m = (int)u[0];
+            ci->n = (int)u[1];
+            ci->k = (int)u[2];
+            ci->tiles = u[3];
             d->ninstr++;
-        else {
-            snprintf(s1, sizeof s1, "%.40s", line);
-            snprintf(err, errlen, "%s:%d: expected id, version, seed, device, model, mix, runs, minimize-every, "
-                                  "generators, pool or 'instr NAME M N K TILES', got '%s'", path, lineno, s1);
-            rc = -1;
+            break;
+        }
         }
     }
+#undef BAD
     free(buf);
     if (rc)
         return rc;
-    if (have != 7 || !d->ninstr || d->minimize_every < 1) {
-        snprintf(err, errlen, "%s: expected id, seed, device, minimize-every and at least one instr line", path);
+    static const int need[] = {K_ID, K_VERSION, K_SEED, K_DEVICE, K_MIX, K_RUNS, K_MINEVERY, K_GEN, K_POOL};
+    for (size_t q = 0; q < sizeof need / sizeof *need; q++)
+        if (!seen[need[q]]) {
+            snprintf(err, errlen, "%s:%ld: expected a '%s' line (the definition is incomplete)", path, lineno + 1,
+                     keys[need[q]]);
+            return -1;
+        }
+    if (!d->ninstr) {
+        snprintf(err, errlen, "%s:%ld: expected at least one 'instr' line", path, lineno + 1);
         return -1;
     }
     size_t tl;
@@ -231,6 +340,25 @@ void cp_shard_dir(const char *dir, int i, int n, char *buf, size_t len)
 int cp_lock_shard(const char *shard_dir, char *err, size_t errlen)
 {
     char path[1100], who[300];
+    if (strlen(shard_dir) > ST_ROOT_MAX) {
+        snprintf(err, errlen, "%.60s...: a folder name of %zu characters; a shard's is at most %d", shard_dir,
+                 strlen(shard_dir), ST_ROOT_MAX);
+        errno = ENAMETOOLONG;
+        return -1;
+    }
+    /* DIR/shards/I-of-N and its stats folder are the campaign's own folders, not links out of it */
+    snprintf(path, sizeof path, "%s", shard_dir);
+    for (int up = 0; up < 2 && strrchr(path, '/'); up++)
+        *strrchr(path, '/') = 0;
+    if (fs_mkdir_below(path, shard_dir, err, errlen))
+        return -1;
+    snprintf(path, sizeof path, "%s/stats", shard_dir);
+    struct stat lst;
+    if (lstat(path, &lst) == 0 && S_ISLNK(lst.st_mode)) {
+        snprintf(err, errlen, "%s: a symbolic link (the store's files are never written through links)", path);
+        errno = ELOOP;
+        return -1;
+    }
     snprintf(path, sizeof path, "%s/.shard-lock", shard_dir);
     int stale = 0;
     int fd = fs_lock(path, 0, who, sizeof who, &stale);
@@ -250,74 +378,121 @@ int cp_lock_shard(const char *shard_dir, char *err, size_t errlen)
 
 /* ------------------------------------------------------------ state */
 
-static int state_parse(char *buf, const char *path, cp_state *st, char *err, size_t errlen)
+/* shard.state, read strictly (textline.h): every line whole and
+ * well-formed, each key once (instr once per instruction, class and bucket
+ * once per instruction, after its instr line), numbers of digits only that
+ * fit; anything else is a FILE:LINE error and nothing of the file is taken. */
+static int state_parse(char *buf, size_t len, const char *path, cp_state *st, char *err, size_t errlen)
 {
-    int lineno = 0, have = 0;
-    for (char *line = buf, *next; line && *line; line = next) {
-        next = strchr(line, '\n');
-        if (next)
-            *next++ = 0;
-        lineno++;
+    long lineno = 0, col = 0;
+    size_t pos = 0;
+    int have = 0, rc = 0, t, cls_seen = 0;
+    char *line;
+#define BAD(...) do { int w_ = snprintf(err, errlen, "%s:%ld: ", path, lineno); \
+                      size_t o_ = w_ > 0 && (size_t)w_ < errlen ? (size_t)w_ : 0; \
+                      snprintf(err + o_, errlen - o_, __VA_ARGS__); rc = -1; } while (0)
+    while (!rc && (t = tl_next(buf, len, &pos, &lineno, &line, &col)) != TL_END) {
+        if (t == TL_NUL) {
+            BAD("a NUL byte at column %ld (the state is text: damaged)", col);
+            break;
+        }
+        if (t == TL_TORN) {
+            BAD("the last line is cut short (no newline at its end: the state is replaced whole, so the file was "
+                "damaged)");
+            break;
+        }
         if (!line[0] || line[0] == '#')
             continue;
-        int v;
-        char name[160], cls[40], hex[40];
-        long long a, b;
-        unsigned long long done;
-        if (sscanf(line, "version %d", &v) == 1) {
-            if (v == CP_STATE_VERSION)
-                continue;
-            snprintf(err, errlen, "%s:%d: expected version %d, got %d (a state of an older mmafuzz keeps no bucket "
-                                  "counts: run the campaign again in a fresh folder)", path, lineno, CP_STATE_VERSION, v);
-            return -1;
-        }
-        if (sscanf(line, "campaign %16s", st->id) == 1) {
+        char *f[5];
+        int nf = tl_split(line, ' ', f, 5);
+        unsigned long long u[3];
+        const char *key = f[0];
+        cp_istate *cur = st->ninstr ? &st->in[st->ninstr - 1] : NULL;
+        if (!strcmp(key, "version")) {
+            if (have & 1)
+                BAD("a second 'version' line");
+            else if (nf != 2 || tl_decimal(f[1], 1000000, &u[0]))
+                BAD("expected 'version %d'", CP_STATE_VERSION);
+            else if (u[0] != CP_STATE_VERSION)
+                BAD("expected version %d, got %llu (a state of an older mmafuzz keeps no bucket counts: run the "
+                    "campaign again in a fresh folder)", CP_STATE_VERSION, u[0]);
             have |= 1;
-            continue;
-        }
-        if (sscanf(line, "shard %d %d", &st->shard, &st->nshards) == 2) {
+        } else if (!strcmp(key, "campaign")) {
+            if (have & 2)
+                BAD("a second 'campaign' line");
+            else if (nf != 2 || !tl_hex(f[1], 16))
+                BAD("expected 'campaign ID' with 16 lower-case hex digits");
+            else
+                snprintf(st->id, sizeof st->id, "%s", f[1]);
             have |= 2;
-            continue;
-        }
-        if (sscanf(line, "instr %159s %llu %lld %lld", name, &done, &a, &b) == 4 && st->ninstr < CP_MAX_INSTR) {
-            cp_istate *s = &st->in[st->ninstr++];
-            memset(s, 0, sizeof *s);
-            snprintf(s->name, sizeof s->name, "%s", name);
-            s->done = done;
-            s->cases = a;
-            s->mismatches = b;
-            continue;
-        }
-        if (sscanf(line, "class %159s %39s %lld %39s", name, cls, &a, hex) == 4 && st->ninstr &&
-            !strcmp(name, st->in[st->ninstr - 1].name) && cp_class_index(cls) >= 0 &&
-            (strlen(hex) == 32 || !strcmp(hex, "-"))) {
-            int c = cp_class_index(cls);
-            st->in[st->ninstr - 1].cls[c] = a;
-            snprintf(st->in[st->ninstr - 1].cls_hex[c], 33, "%.32s", strcmp(hex, "-") ? hex : "");
-            continue;
-        }
-        int wpos = 0;
-        char bid[40];
-        if (sscanf(line, "bucket %159s %39s %lld %n", name, bid, &a, &wpos) == 3 && wpos > 0 && st->ninstr &&
-            !strcmp(name, st->in[st->ninstr - 1].name) && strlen(bid) == 16 && strspn(bid, "0123456789abcdef") == 16 &&
-            a >= 0 && cp_state_bucket_find(st, st->ninstr - 1, bid) < 0) {
-            if (cp_state_bucket_add(st, st->ninstr - 1, bid, a, line + wpos)) {
-                snprintf(err, errlen, "%s:%d: out of memory", path, lineno);
-                return -1;
+        } else if (!strcmp(key, "shard")) {
+            if (have & 4)
+                BAD("a second 'shard' line");
+            else if (nf != 3 || tl_decimal(f[1], 999999, &u[0]) || tl_decimal(f[2], 1000000, &u[1]) || u[0] >= u[1])
+                BAD("expected 'shard I N' with 0 <= I < N <= 1000000");
+            else {
+                st->shard = (int)u[0];
+                st->nshards = (int)u[1];
             }
-            continue;
+            have |= 4;
+        } else if (!strcmp(key, "instr")) {
+            if (nf != 5 || !f[1][0] || strlen(f[1]) >= sizeof st->in[0].name ||
+                tl_decimal(f[2], (unsigned long long)LLONG_MAX >> 16, &u[0]) ||
+                tl_decimal(f[3], LLONG_MAX, &u[1]) || tl_decimal(f[4], LLONG_MAX, &u[2])) {
+                BAD("expected 'instr NAME DONE CASES MISMATCHES' with decimal numbers (DONE at most %llu, the others "
+                    "at most 2^63-1)", (unsigned long long)LLONG_MAX >> 16);
+                break;
+            }
+            if (st->ninstr >= CP_MAX_INSTR) {
+                BAD("more than %d instr lines", CP_MAX_INSTR);
+                break;
+            }
+            for (int q = 0; q < st->ninstr && !rc; q++)
+                if (!strcmp(st->in[q].name, f[1]))
+                    BAD("a second 'instr %s' line", f[1]);
+            if (rc)
+                break;
+            cp_istate *s2 = &st->in[st->ninstr++];
+            memset(s2, 0, sizeof *s2);
+            snprintf(s2->name, sizeof s2->name, "%s", f[1]);
+            s2->done = u[0];
+            s2->cases = (long long)u[1];
+            s2->mismatches = (long long)u[2];
+            cls_seen = 0;
+        } else if (!strcmp(key, "class")) {
+            int c = nf == 5 ? cp_class_index(f[2]) : -1;
+            if (c < 0 || tl_decimal(f[3], LLONG_MAX, &u[0]) || (!tl_hex(f[4], 32) && strcmp(f[4], "-")))
+                BAD("expected 'class NAME CLASS COUNT HASH' with a signature class, a decimal count and 32 hex "
+                    "digits or '-'");
+            else if (!cur || strcmp(f[1], cur->name))
+                BAD("a class line of %s not after its instr line", f[1]);
+            else if (cls_seen & (1 << c))
+                BAD("a second 'class %s %s' line", f[1], f[2]);
+            else {
+                cls_seen |= 1 << c;
+                cur->cls[c] = (long long)u[0];
+                snprintf(cur->cls_hex[c], 33, "%.32s", strcmp(f[4], "-") ? f[4] : "");
+            }
+        } else if (!strcmp(key, "bucket")) {
+            if (nf < 4 || !tl_hex(f[2], 16) || tl_decimal(f[3], LLONG_MAX, &u[0]))
+                BAD("expected 'bucket NAME ID COUNT WORDS' with 16 hex digits and a decimal count");
+            else if (!cur || strcmp(f[1], cur->name))
+                BAD("a bucket line of %s not after its instr line", f[1]);
+            else if (cp_state_bucket_find(st, st->ninstr - 1, f[2]) >= 0)
+                BAD("a second 'bucket %s %s' line", f[1], f[2]);
+            else if (cp_state_bucket_add(st, st->ninstr - 1, f[2], (long long)u[0], nf >= 5 ? f[4] : ""))
+                BAD("out of memory");
+        } else {
+            BAD("expected version %d, campaign ID, shard I N, 'instr NAME DONE CASES MISMATCHES', 'class NAME CLASS "
+                "COUNT HASH' or 'bucket NAME ID COUNT WORDS'", CP_STATE_VERSION);
         }
-        snprintf(err, errlen, "%s:%d: expected version %d, campaign ID, shard I N, 'instr NAME DONE CASES "
-                              "MISMATCHES', 'class NAME CLASS COUNT HASH' or 'bucket NAME ID COUNT WORDS' (after its "
-                              "instr line, each bucket once)",
-                 path, lineno, CP_STATE_VERSION);
-        return -1;
     }
-    if (have != 3) {
-        snprintf(err, errlen, "%s: expected campaign and shard lines", path);
-        return -1;
+#undef BAD
+    if (!rc && (have & 6) != 6) {
+        snprintf(err, errlen, "%s:%ld: expected campaign and shard lines (the state is incomplete)", path, lineno + 1);
+        rc = -1;
     }
-    return 0;
+    return rc;
 }
 
 int cp_state_read_file(const char *path, cp_state *st, char *err, size_t errlen)
@@ -327,7 +502,7 @@ int cp_state_read_file(const char *path, cp_state *st, char *err, size_t errlen)
     char *buf = fs_read_all(path, &len, err, errlen);
     if (!buf)
         return -1;
-    int rc = state_parse(buf, path, st, err, errlen);
+    int rc = state_parse(buf, len, path, st, err, errlen);
     free(buf);
     return rc;
 }

@@ -29,6 +29,7 @@
 #include <stddef.h>
 
 #define CP_MAX_INSTR 512
+#define CP_DIR_MAX 760   /* the longest campaign folder name: DIR/shards/I-of-N stays within ST_ROOT_MAX (run_store.h) */
 #define CP_NCLASS 7      /* the signature classes, cp_class_names */
 #define CP_TILE_RECS 4   /* mismatches recorded per tile for filing: the first of each class, at most this many */
 #define CP_DEF_VERSION 1

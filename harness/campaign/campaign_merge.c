@@ -60,8 +60,8 @@ static int copy_one(const char *path, void *vctx)
     size_t len;
     char *buf = fs_read_all(path, &len, err, sizeof err);
     int rc = -1;
-    if (buf && fs_mkdir_p(dir))
-        snprintf(err, sizeof err, "%.1200s: cannot create the folder (%s)", dir, strerror(errno));
+    if (buf && fs_mkdir_below(c->dst_root, dir, err, sizeof err))
+        ;  /* a link among DST's folders: never written through (message in err) */
     else if (buf)
         rc = fs_write_atomic(dst, buf, len, 0, err, sizeof err);
     free(buf);
@@ -79,53 +79,47 @@ static int copy_one(const char *path, void *vctx)
 typedef struct ix_line {
     char hex[33];
     long long count;
-    char rest[256];  /* INSTR<TAB>SIGNATURE, or the whole line when it did not parse (kept as is) */
+    char rest[256];  /* INSTR<TAB>SIGNATURE */
     int parsed;
 } ix_line;
 
+typedef struct ix_vec {
+    ix_line *v;
+    size_t n, cap;
+} ix_vec;
+
+static int ix_add(const st_index_line *l, void *vctx)
+{
+    ix_vec *x = vctx;
+    if (x->n == x->cap) {
+        ix_line *nv = realloc(x->v, (x->cap = x->cap ? x->cap * 2 : 16) * sizeof *nv);
+        if (!nv)
+            return 1;
+        x->v = nv;
+    }
+    ix_line *o = &x->v[x->n++];
+    snprintf(o->hex, sizeof o->hex, "%s", l->hex);
+    o->count = l->count;
+    snprintf(o->rest, sizeof o->rest, "%s\t%s", l->instr, l->sig);
+    o->parsed = 1;
+    return 0;
+}
+
+/* DIR/index.tsv, read strictly (st_index_read); a damaged one is an error
+ * (said as FILE:LINE), never merged in part. */
 static ix_line *ix_read(const char *dir, size_t *n)
 {
     char path[1200], err[1400];
     snprintf(path, sizeof path, "%s/index.tsv", dir);
-    *n = 0;
-    size_t len;
-    if (access(path, F_OK) != 0)
-        return calloc(1, sizeof(ix_line));
-    char *buf = fs_read_all(path, &len, err, sizeof err);
-    if (!buf)
+    ix_vec x = {calloc(1, sizeof(ix_line)), 0, 1};
+    long rc = x.v ? st_index_read(path, ix_add, &x, err, sizeof err) : -2;
+    if (rc < 0) {
+        fprintf(stderr, "mmafuzz merge: %s\n", rc == -2 ? "out of memory" : err);
+        free(x.v);
         return NULL;
-    size_t cap = 16;
-    ix_line *v = malloc(cap * sizeof *v);
-    for (char *line = buf, *next; v && line && *line; line = next) {
-        next = strchr(line, '\n');
-        if (next)
-            *next++ = 0;
-        if (!line[0] || line[0] == '#')
-            continue;
-        if (*n == cap) {
-            ix_line *nv = realloc(v, (cap *= 2) * sizeof *v);
-            if (!nv) {
-                free(v);
-                v = NULL;
-                break;
-            }
-            v = nv;
-        }
-        ix_line *l = &v[*n];
-        memset(l, 0, sizeof *l);
-        char *t1 = strchr(line, '\t');
-        char *t2 = t1 ? strchr(t1 + 1, '\t') : NULL;
-        l->parsed = t1 && t2 && t1 - line == 32 && sscanf(t1 + 1, "%lld", &l->count) == 1;
-        if (l->parsed) {
-            memcpy(l->hex, line, 32);
-            snprintf(l->rest, sizeof l->rest, "%s", t2 + 1);
-        } else {
-            snprintf(l->rest, sizeof l->rest, "%s", line);
-        }
-        (*n)++;
     }
-    free(buf);
-    return v;
+    *n = x.n;
+    return x.v;
 }
 
 static int ix_merge(const char *src, const char *dst)
@@ -135,7 +129,6 @@ static int ix_merge(const char *src, const char *dst)
     if (!s || !d) {
         free(s);
         free(d);
-        fprintf(stderr, "mmafuzz merge: %s or %s: cannot read index.tsv\n", src, dst);
         return -1;
     }
     size_t cap = (nd + ns + 1) * 300 + 64, pos = 0;
@@ -242,8 +235,8 @@ static int merge_shard(const char *src, const char *dst_campaign, const char *id
     }
     cp_shard_dir(dst_campaign, ss->shard, ss->nshards, dst, sizeof dst);
     char rs[PATH_MAX], rd[PATH_MAX];
-    if (fs_mkdir_p(dst)) {
-        fprintf(stderr, "mmafuzz merge: %s: cannot create the folder (%s)\n", dst, strerror(errno));
+    if (fs_mkdir_below(dst_campaign, dst, err, sizeof err)) {  /* DST/shards/I-of-N: no link out of DST */
+        fprintf(stderr, "mmafuzz merge: %s\n", err);
         return -1;
     }
     if (realpath(src, rs) && realpath(dst, rd) && !strcmp(rs, rd))
@@ -257,6 +250,14 @@ static int merge_shard(const char *src, const char *dst_campaign, const char *id
     if (lock < 0) {
         fprintf(stderr, "mmafuzz merge: %s\n", err);
         return -1;
+    }
+    for (int k = 0; k < 2; k++) {  /* both indexes whole before anything is copied */
+        snprintf(spath, sizeof spath, "%.1150s/index.tsv", k ? dst : src);
+        if (st_index_read(spath, NULL, NULL, err, sizeof err) < 0) {
+            fprintf(stderr, "mmafuzz merge: %s\n", err);
+            close(lock);
+            return -1;
+        }
     }
     static const char *const all[] = {".vec", ".jsonl", NULL};
     copy_ctx c = {src, dst, 0, 0};

@@ -10,6 +10,7 @@
 #include "cli.h"
 #include "json.h"
 #include "run_fs.h"
+#include "run_stats.h"
 
 #include <dirent.h>
 #include <stdio.h>
@@ -27,6 +28,7 @@ typedef struct rp_run {
     double t0, t1;        /* first and last record: unix seconds */
     long long cases;      /* at the last record */
     int nrec;
+    size_t cap;           /* of t and c */
     double *t;            /* per record: unix seconds (start + elapsed) */
     long long *c;         /* cumulative cases */
     int ngpu;             /* at the last record: the GPUs of the process (cuda:LIST) and the cases of each */
@@ -91,70 +93,80 @@ static void read_gpus(const char *line, rp_run *run)
     }
 }
 
-static void read_stats(report *r, const char *path)
+static int stats_record(const rs_record *rec, void *vrun)
+{
+    rp_run *run = vrun;
+    const char *line = rec->line;
+    double t = (double)rec->unix_time, e = rec->elapsed_s;
+    if (!run->nrec)
+        run->t0 = t - e;
+    if ((size_t)run->nrec == run->cap) {
+        size_t cap = run->cap ? run->cap * 2 : 16;
+        double *nt = realloc(run->t, cap * sizeof *nt);
+        if (nt)
+            run->t = nt;
+        long long *nc = nt ? realloc(run->c, cap * sizeof *nc) : NULL;
+        if (!nc)
+            return 1;
+        run->c = nc;
+        run->cap = cap;
+    }
+    run->t[run->nrec] = run->t0 + e;
+    run->c[run->nrec] = rec->cases;
+    run->t1 = run->t[run->nrec];
+    run->cases = run->c[run->nrec];
+    run->nrec++;
+    json_str(line, "shard", run->shard, sizeof run->shard);
+    json_str(line, "host", run->host, sizeof run->host);
+    json_str(line, "gpu", run->gpu, sizeof run->gpu);
+    json_str(line, "gpu_uuid", run->uuid, sizeof run->uuid);
+    json_str(line, "gpu_pci_bus_id", run->pci, sizeof run->pci);
+    read_gpus(line, run);
+    return 0;
+}
+
+/* One process run's stats file, read strictly (rs_read_file): a damaged one
+ * is an error; a last record cut short (the process was killed) is left
+ * out with a note.  @return 0 or -1 (said on stderr). */
+static int read_stats(report *r, const char *path)
 {
     const char *b = strrchr(path, '/');
     b = b ? b + 1 : path;
     for (int i = 0; i < r->nruns; i++)  /* a run's file present twice (merged and not) counts once */
         if (!strncmp(r->runs[i].id, b, strlen(r->runs[i].id)) && !strcmp(b + strlen(r->runs[i].id), ".jsonl"))
-            return;
-    size_t len;
+            return 0;
     char err[1400];
-    char *buf = fs_read_all(path, &len, err, sizeof err);
-    if (!buf)
-        return;
     rp_run *nr = realloc(r->runs, (size_t)(r->nruns + 1) * sizeof *nr);
     if (!nr) {
-        free(buf);
-        return;
+        fprintf(stderr, "mmafuzz report: out of memory\n");
+        return -1;
     }
     r->runs = nr;
     rp_run *run = &r->runs[r->nruns];
     memset(run, 0, sizeof *run);
     snprintf(run->id, sizeof run->id, "%.*s", (int)(strlen(b) - 6), b);
-    size_t cap = 0;
-    for (char *line = buf, *next; line && *line; line = next) {
-        next = strchr(line, '\n');
-        if (next)
-            *next++ = 0;
-        const char *ut = json_field(line, "unix_time"), *el = json_field(line, "elapsed_s"),
-                   *cs = json_field(line, "cases");
-        if (!ut || !el || !cs)
-            continue;
-        double t = strtod(ut, NULL), e = strtod(el, NULL);
-        if (!run->nrec)
-            run->t0 = t - e;
-        if ((size_t)run->nrec == cap) {
-            cap = cap ? cap * 2 : 16;
-            double *nt = realloc(run->t, cap * sizeof *nt);
-            long long *nc = nt ? realloc(run->c, cap * sizeof *nc) : NULL;
-            if (nt)
-                run->t = nt;
-            if (!nc)
-                break;
-            run->c = nc;
-        }
-        run->t[run->nrec] = run->t0 + e;
-        run->c[run->nrec] = strtoll(cs, NULL, 10);
-        run->t1 = run->t[run->nrec];
-        run->cases = run->c[run->nrec];
-        run->nrec++;
-        json_str(line, "shard", run->shard, sizeof run->shard);
-        json_str(line, "host", run->host, sizeof run->host);
-        json_str(line, "gpu", run->gpu, sizeof run->gpu);
-        json_str(line, "gpu_uuid", run->uuid, sizeof run->uuid);
-        json_str(line, "gpu_pci_bus_id", run->pci, sizeof run->pci);
-        read_gpus(line, run);
+    long torn = 0, n = rs_read_file(path, stats_record, run, &torn, err, sizeof err);
+    if (n < 0) {
+        fprintf(stderr, "mmafuzz report: %s\n", n == -2 ? "out of memory" : err);
+        free(run->t);
+        free(run->c);
+        return -1;
     }
-    free(buf);
+    if (torn)
+        fprintf(stderr, "mmafuzz report: %s: a last record cut short (%ld bytes without a newline: the process was "
+                        "killed or the disk was full) left out\n", path, torn);
     if (run->nrec)
         r->nruns++;
+    else {
+        free(run->t);
+        free(run->c);
+    }
+    return 0;
 }
 
 static int read_stats_file(const char *path, void *ctx)
 {
-    read_stats(ctx, path);
-    return 0;
+    return read_stats(ctx, path) ? 1 : 0;
 }
 
 static long long state_done(const cp_state *s)
@@ -198,8 +210,12 @@ static int read_campaign(report *r, const char *dir)
         snprintf(spath, sizeof spath, "%s/shard.state", sdir);
         static const char *const jsonl[] = {".jsonl", NULL};
         snprintf(path, sizeof path, "%.2300s/stats", sdir);
-        if (fs_is_dir(path))
-            fs_walk(path, jsonl, read_stats_file, r, err, sizeof err);
+        if (fs_is_dir(path) && fs_walk(path, jsonl, read_stats_file, r, err, sizeof err)) {
+            rc = -1;  /* a damaged stats file (said), or the folder unreadable */
+            if (err[0])
+                fprintf(stderr, "mmafuzz report: %s\n", err);
+            break;
+        }
         if (access(spath, F_OK) != 0)
             continue;  /* started, not yet checkpointed */
         cp_state *st = malloc(sizeof *st);

@@ -678,11 +678,7 @@ static run_err select_campaign(const run_opts *o, mf_device *dev, run_instr **ou
 {
     const cp_def *d = o->def;
     char err[1400];
-    if (fs_mkdir_p(o->shard_dir)) {
-        fprintf(stderr, "mmafuzz run: %s: cannot create the folder (%s)\n", o->shard_dir, strerror(errno));
-        return RUN_ERR_STORE;
-    }
-    int fd = cp_lock_shard(o->shard_dir, err, sizeof err);
+    int fd = cp_lock_shard(o->shard_dir, err, sizeof err);  /* creates the shard's folders, none a link */
     if (fd < 0) {
         fprintf(stderr, "mmafuzz run: %s\n", err);
         return RUN_ERR_STORE;
@@ -907,7 +903,13 @@ static int no_line(const rf_bucket_line *l, void *ctx)
 
 static run_err restore_checkpoint(const run_opts *o)
 {
-    char path[1100];
+    char path[1100], serr[1400];
+    long torn;
+    snprintf(path, sizeof path, "%s/stats.jsonl", o->out);  /* whole but for a torn last record (rs_open cuts it) */
+    if (!o->campaign && rs_read_file(path, NULL, NULL, &torn, serr, sizeof serr) < 0) {
+        fprintf(stderr, "mmafuzz run: %s\n", serr);
+        return RUN_ERR_INPUT;
+    }
     snprintf(path, sizeof path, "%s/campaign.state", o->out);
     if (o->campaign || access(path, F_OK) != 0)
         return RUN_OK;
@@ -1333,6 +1335,23 @@ static void gpu_loop(loop_ctx *L, batch *gb, batch *hb, const pool_entry **view)
 }
 
 
+/* For st_reconcile: does this resume run tile `tile` of instr (of the run's
+ * seed) again, from the checkpoint it starts at? */
+typedef struct rerun_ctx {
+    const run_opts *o;
+    const run_instr *ri;
+    int ni;
+} rerun_ctx;
+
+static int reruns(const char *instr, unsigned long long seed, unsigned long long tile, void *vctx)
+{
+    const rerun_ctx *c = vctx;
+    for (int i = 0; c->o->resume && seed == c->o->seed && i < c->ni; i++)
+        if (!strcmp(c->ri[i].in->name, instr))
+            return tile >= c->ri[i].start_tile;
+    return 0;
+}
+
 run_err run_loop(const run_opts *o, mf_device *dev, run_instr *ri, int ni, long long *mismatches)
 {
     char err[1400];
@@ -1356,7 +1375,8 @@ run_err run_loop(const run_opts *o, mf_device *dev, run_instr *ri, int ni, long 
     if (!o->campaign) {
         /* finding files the index lacks (filed after its last checkpoint), then
          * a state at once: a run killed before its first checkpoint can be resumed */
-        long nrec = st_reconcile(&st, err, sizeof err);
+        rerun_ctx rc = {o, ri, ni};  /* a fresh run runs no tile again: no finding's header is read */
+        long nrec = st_reconcile(&st, o->resume ? reruns : NULL, &rc, err, sizeof err);
         run_err se = nrec < 0 ? RUN_ERR_STORE : save_state(o, ri, ni, 0, err, sizeof err);
         if (nrec > 0)
             fprintf(stderr, "mmafuzz run: %s: %ld finding file%s not in index.tsv (filed after its last "

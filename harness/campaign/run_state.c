@@ -11,9 +11,38 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* A value the state records as "KEY VALUE" and run_state_read takes back
+ * as it was: 1 to 200 characters, no control character, no space at the end. */
+static int recordable(const char *v)
+{
+    size_t n = strlen(v);
+    if (!n || n > 200 || v[n - 1] == ' ')
+        return 0;
+    for (; *v; v++)
+        if ((unsigned char)*v < ' ' || (unsigned char)*v == 0x7f)
+            return 0;
+    return 1;
+}
+
 run_err run_state_write(const run_opts *o, const run_state_budget *left, const run_state_tile *tiles, int n,
                         char files[CK_NFILES][CK_HASH], char *err, size_t errlen)
 {
+    /* what --resume needs back: a value it could not read back exactly is refused, never cut or split */
+    const char *what = NULL, *bad = NULL;
+    if (!recordable(o->device))
+        what = "--device", bad = o->device;
+    for (int p = 0; !what && p < o->npat; p++)
+        if (!recordable(o->pat[p]))
+            what = "--instr", bad = o->pat[p];
+    for (int c = 0; !what && c < o->ncorpus; c++)
+        if (!recordable(o->corpus[c]))
+            what = "--corpus", bad = o->corpus[c];
+    if (what) {
+        snprintf(err, errlen, "%s/campaign.state: cannot record %s '%.60s%s' (1 to 200 characters without a control "
+                              "character such as a newline, and no space at the end, so that --resume reads it back "
+                              "as it was); give another name", o->out, what, bad, strlen(bad) > 60 ? "..." : "");
+        return RUN_ERR_USAGE;
+    }
     char *buf = malloc(4096 + (size_t)(o->npat + o->ncorpus) * 220 + (size_t)n * 200);
     if (!buf) {
         snprintf(err, errlen, "campaign.state: out of memory");
@@ -21,15 +50,15 @@ run_err run_state_write(const run_opts *o, const run_state_budget *left, const r
     }
     size_t pos = 0;
     pos += (size_t)sprintf(buf + pos, "# mmafuzz campaign state: `mmafuzz run --resume DIR` continues from here\n");
-    pos += (size_t)sprintf(buf + pos, "version 1\nseed %llu\ndevice %.200s\nmix %s\n", o->seed, o->device,
+    pos += (size_t)sprintf(buf + pos, "version 1\nseed %llu\ndevice %s\nmix %s\n", o->seed, o->device,
                            o->mix_text);
     pos += (size_t)sprintf(buf + pos, "generators %d\n", MF_GEN_VERSION);   /* (seed, index) -> case holds within one */
     if (o->model)
         pos += (size_t)sprintf(buf + pos, "model %.40s\n", o->model);
     for (int p = 0; p < o->npat; p++)
-        pos += (size_t)sprintf(buf + pos, "pattern %.200s\n", o->pat[p]);
+        pos += (size_t)sprintf(buf + pos, "pattern %s\n", o->pat[p]);
     for (int c = 0; c < o->ncorpus; c++)
-        pos += (size_t)sprintf(buf + pos, "corpus %.200s\n", o->corpus[c]);
+        pos += (size_t)sprintf(buf + pos, "corpus %s\n", o->corpus[c]);
     char cs[24] = "-", ss[24] = "-";
     if (left->cases >= 0)
         snprintf(cs, sizeof cs, "%lld", left->cases);

@@ -42,6 +42,45 @@ int fs_mkdir_p(const char *path)
     return fs_is_dir(path) ? 0 : -1;
 }
 
+int fs_mkdir_below(const char *root, const char *path, char *err, size_t errlen)
+{
+    char buf[4096];
+    size_t rl = strlen(root), n = strlen(path);
+    if (n >= sizeof buf || strncmp(path, root, rl) || (path[rl] != '/' && path[rl] != 0)) {
+        snprintf(err, errlen, "%s: not a folder below %s", path, root);
+        errno = EINVAL;
+        return -1;
+    }
+    if (fs_mkdir_p(root)) {
+        snprintf(err, errlen, "%s: cannot create the folder (%s)", root, strerror(errno));
+        return -1;
+    }
+    memcpy(buf, path, n + 1);
+    for (size_t i = rl + 1; i <= n; i++) {
+        if (buf[i] != '/' && buf[i] != 0)
+            continue;
+        char saved = buf[i];
+        buf[i] = 0;
+        struct stat st;
+        int e = mkdir(buf, 0777) != 0 && errno != EEXIST ? errno : 0;
+        if (!e && lstat(buf, &st) != 0)
+            e = errno;
+        if (e) {
+            snprintf(err, errlen, "%s: cannot create the folder (%s)", buf, strerror(e));
+            errno = e;
+            return -1;
+        }
+        if (S_ISLNK(st.st_mode) || !S_ISDIR(st.st_mode)) {
+            snprintf(err, errlen, "%s: %s (the store's files are never written through links)", buf,
+                     S_ISLNK(st.st_mode) ? "a symbolic link" : "not a folder");
+            errno = S_ISLNK(st.st_mode) ? ELOOP : ENOTDIR;
+            return -1;
+        }
+        buf[i] = saved;
+    }
+    return 0;
+}
+
 /* ------------------------------------------------------------ fault points */
 
 typedef struct fault_point {
@@ -255,9 +294,27 @@ int fs_write_atomic_at(const char *point, const char *path, const void *data, si
 
 char *fs_read_all(const char *path, size_t *len, char *err, size_t errlen)
 {
-    FILE *f = fopen(path, "rb");
+    /* a regular file only: opened without blocking (a FIFO with no writer would wait for ever), then checked */
+    int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+    struct stat st;
+    if (fd < 0 || fstat(fd, &st) != 0) {
+        snprintf(err, errlen, "%s: cannot open (%s)", path, strerror(errno));
+        if (fd >= 0)
+            close(fd);
+        return NULL;
+    }
+    if (!S_ISREG(st.st_mode)) {
+        snprintf(err, errlen, "%s: not a regular file (%s)", path,
+                 S_ISDIR(st.st_mode) ? "a folder" : S_ISFIFO(st.st_mode) ? "a FIFO" : "a device or socket");
+        close(fd);
+        errno = EINVAL;
+        return NULL;
+    }
+    int fl = fcntl(fd, F_GETFL);
+    FILE *f = fl >= 0 && fcntl(fd, F_SETFL, fl & ~O_NONBLOCK) == 0 ? fdopen(fd, "rb") : NULL;
     if (!f) {
         snprintf(err, errlen, "%s: cannot open (%s)", path, strerror(errno));
+        close(fd);
         return NULL;
     }
     size_t cap = 4096, n = 0;

@@ -46,7 +46,8 @@ int fs_sync_dir(const char *path);
  * finding. */
 void fs_set_sync(int on);
 
-/* Read a whole file (NUL-terminated, *len without the NUL).  @return a
+/* Read a whole regular file (NUL-terminated, *len without the NUL); a FIFO,
+ * device or folder is refused at once, never waited on.  @return a
  * malloc'd buffer or NULL (message in err). */
 char *fs_read_all(const char *path, size_t *len, char *err, size_t errlen);
 
@@ -83,6 +84,12 @@ const char *fs_strerror(int e);
  * when the lock was free but names a process of this host that is dead
  * (who: that name): the caller says it takes it over. */
 int fs_lock(const char *path, int shared, char *who, size_t wholen, int *stale);
+
+/* Create the folders of path below root (root itself with fs_mkdir_p: the
+ * user named it, links and all), none of them a symbolic link: a link or a
+ * file among them is an error, so nothing under it is written outside root.
+ * @return 0, or -1 (message in err). */
+int fs_mkdir_below(const char *root, const char *path, char *err, size_t errlen);
 
 /* @return 1 if path is a folder. */
 int fs_is_dir(const char *path);

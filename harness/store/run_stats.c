@@ -6,8 +6,10 @@
 #include "json.h"
 
 #include "run_fs.h"
+#include "textline.h"
 
 #include <errno.h>
+#include <limits.h>
 #include <fcntl.h>
 #include <sys/stat.h>
 #include <stdlib.h>
@@ -289,4 +291,78 @@ int rs_close(rs_stats *s)
     }
     s->json = NULL;
     return s->json_failed ? -1 : 0;
+}
+
+/* ------------------------------------------------------------ reader */
+
+/* A whole number field: digits only (RFC 8259's integer, no sign), at most
+ * LLONG_MAX.  @return 0 or -1. */
+static int whole_number(const char *p, long long *v)
+{
+    const char *e = p ? json_number_end(p) : NULL;
+    char num[24];
+    unsigned long long x;
+    if (!e || (size_t)(e - p) >= sizeof num)
+        return -1;
+    memcpy(num, p, (size_t)(e - p));
+    num[e - p] = 0;
+    if (tl_decimal(num, LLONG_MAX, &x))
+        return -1;
+    *v = (long long)x;
+    return 0;
+}
+
+long rs_read_file(const char *path, int (*fn)(const rs_record *r, void *ctx), void *ctx, long *torn, char *err,
+                  size_t errlen)
+{
+    size_t len, pos = 0;
+    *torn = 0;
+    struct stat lst;
+    int ls = lstat(path, &lst);
+    if ((ls != 0 && errno == ENOENT) || (ls == 0 && S_ISLNK(lst.st_mode)))
+        return 0;  /* none; or a link, not read through: rs_open refuses it with a message */
+    char *buf = fs_read_all(path, &len, err, errlen);
+    if (!buf)
+        return -1;
+    long lineno = 0, col = 0, n = 0, rc = 0;
+    char *line;
+    int t;
+    while (!rc && (t = tl_next(buf, len, &pos, &lineno, &line, &col)) != TL_END) {
+        size_t rest = len - (size_t)(line - buf);
+        if (t == TL_NUL && !memchr(line, '\n', rest))
+            t = TL_TORN;  /* a tail of NUL bytes: a write cut short */
+        long bad = t == TL_NUL ? col : line[0] ? json_check_object(line) : 1;
+        if (t == TL_TORN && bad) {
+            *torn = (long)rest;
+            break;
+        }
+        rs_record r = {line, lineno, 0, 0, 0};
+        const char *el = NULL;
+        int ok = 0;
+        if (t == TL_NUL)
+            snprintf(err, errlen, "%s:%ld: a NUL byte at column %ld (a stats file is text: damaged)", path, lineno,
+                     col);
+        else if (!line[0])
+            snprintf(err, errlen, "%s:%ld: an empty line (expected one JSON object per line)", path, lineno);
+        else if (bad)
+            snprintf(err, errlen, "%s:%ld: column %ld: expected one JSON object (RFC 8259) per line", path, lineno,
+                     bad);
+        else if (whole_number(json_member(line, "unix_time"), &r.unix_time) ||
+                 whole_number(json_member(line, "cases"), &r.cases) || !(el = json_member(line, "elapsed_s")) ||
+                 !json_number_end(el) || *el == '-')
+            snprintf(err, errlen, "%s:%ld: expected a stats record: unix_time and cases whole numbers (at most "
+                                  "%lld), elapsed_s a number of 0 or more", path, lineno, LLONG_MAX);
+        else
+            ok = 1;
+        if (!ok) {
+            rc = -1;
+            break;
+        }
+        r.elapsed_s = strtod(el, NULL);
+        n++;
+        if (fn && fn(&r, ctx))
+            rc = -2;
+    }
+    free(buf);
+    return rc ? rc : n;
 }

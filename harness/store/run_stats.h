@@ -64,6 +64,28 @@ double rs_now(void);
  * carries run_id, shard, host and gpu.  @return 0, or -1
  * when it cannot be opened (said on stderr; json_failed set). */
 int rs_open(rs_stats *s, const char *out_dir);
+/* One record of a stats file, as rs_read_file hands it out. */
+typedef struct rs_record {
+    const char *line;    /* the JSON object (json.h: json_member reads its fields) */
+    long lineno;
+    long long unix_time; /* the wall clock at the record, whole seconds */
+    double elapsed_s;    /* seconds since the process started */
+    long long cases;     /* cases run by then */
+} rs_record;
+
+/* Read a stats file (stats.jsonl, stats/RUNID.jsonl) strictly
+ * (docs/user-guide.md): every line one JSON object (RFC 8259) with
+ * unix_time (a whole number), elapsed_s (a number) and cases (a whole
+ * number of at most 2^63-1), no NUL byte, no empty line.  The one damage a
+ * writer leaves, a last record cut short (no newline: a kill, a full disk;
+ * rs_open cuts it off before appending), is skipped and its length put in
+ * *torn; any other bad line makes the whole file an error.  A file that
+ * does not exist has no records.  Then fn(record, ctx) for each record.
+ * @return the number of records, -1 on a damaged or unreadable file
+ * ("FILE:LINE: what was expected" in err), -2 when fn returned non-zero. */
+long rs_read_file(const char *path, int (*fn)(const rs_record *r, void *ctx), void *ctx, long *torn, char *err,
+                  size_t errlen);
+
 /* Print a status line (terminal: rewrite in place every 0.5 s; otherwise a
  * plain line every `period` s) and append a JSON line every `period` s;
  * force = 1 does both now. */

@@ -5,6 +5,7 @@
 
 #include "grow.h"
 #include "run_fs.h"
+#include "textline.h"
 #include "vecfile.h"
 
 #define XXH_INLINE_ALL
@@ -57,6 +58,7 @@ const char *st_error_name(st_error e)
     case ST_ERR_FULL: return "disk full";
     case ST_ERR_READONLY: return "not writable";
     case ST_ERR_NOMEM: return "out of memory";
+    case ST_ERR_FORMAT: return "a damaged file";
     }
     return "unknown error";
 }
@@ -115,87 +117,153 @@ static int is_hex32(const char *p, size_t n)
     return 1;
 }
 
-/* A count: decimal digits only; a value past LONG_MAX saturates there.
- * @return 1 and *count, or 0 if the text is not a count (end after it). */
-static int parse_count(const char *p, long *count, const char **end)
+/* ------------------------------------------------------------ index.tsv */
+
+static int by_hex(const void *a, const void *b)
 {
-    if (*p < '0' || *p > '9')
+    const st_index_line *x = a, *y = b;
+    int c = strcmp(x->hex, y->hex);
+    return c ? c : (x->lineno > y->lineno) - (x->lineno < y->lineno);
+}
+
+/* A name field (instruction, signature class): 1 to cap - 1 printable
+ * characters, no space. */
+static int name_field(const char *s, size_t cap)
+{
+    size_t n = strlen(s);
+    if (!n || n >= cap)
         return 0;
-    long v = 0;
-    for (; *p >= '0' && *p <= '9'; p++) {
-        int d = *p - '0';
-        v = v > (LONG_MAX - d) / 10 ? LONG_MAX : v * 10 + d;
-    }
-    *count = v;
-    *end = p;
+    for (; *s; s++)
+        if ((unsigned char)*s <= ' ' || (unsigned char)*s >= 0x7f)
+            return 0;
     return 1;
 }
 
-/* Read index.tsv: "HASH<TAB>COUNT<TAB>INSTR<TAB>SIGNATURE".  Entries found
- * get count = the file's count (deltas kept); bad lines are kept (and
- * reported when report is set). */
-static st_error read_index(store *s, int report, char *err, size_t errlen)
+long st_index_read(const char *path, int (*fn)(const st_index_line *l, void *ctx), void *ctx, char *err,
+                   size_t errlen)
+{
+    size_t len;
+    if (access(path, F_OK) != 0 && errno == ENOENT)
+        return 0;  /* a new store */
+    char *buf = fs_read_all(path, &len, err, errlen);
+    if (!buf)
+        return -1;
+    st_index_line *v = NULL;
+    size_t n = 0, cap = 0, pos = 0;
+    long lineno = 0, col = 0, rc = 0;
+    char *line;
+    int t;
+#define BAD(...) do { int w_ = snprintf(err, errlen, "%s:%ld: ", path, lineno); \
+                      snprintf(err + (w_ > 0 && (size_t)w_ < errlen ? (size_t)w_ : 0), \
+                               w_ > 0 && (size_t)w_ < errlen ? errlen - (size_t)w_ : errlen, __VA_ARGS__); \
+                      rc = -1; } while (0)
+    while (!rc && (t = tl_next(buf, len, &pos, &lineno, &line, &col)) != TL_END) {
+        if (t == TL_NUL) {
+            BAD("a NUL byte at column %ld (index.tsv is text: damaged)", col);
+            break;
+        }
+        if (t == TL_TORN) {
+            BAD("the last line is cut short (no newline at its end: index.tsv is replaced whole, so the file was "
+                "damaged)");
+            break;
+        }
+        if (!line[0] || line[0] == '#')
+            continue;
+        char *f[4];
+        int nf = tl_split(line, '\t', f, 4);
+        unsigned long long count;
+        if (nf != 4) {
+            BAD("expected HASH<TAB>COUNT<TAB>INSTR<TAB>SIGNATURE (4 fields separated by tabs), got %d field%s", nf,
+                nf == 1 ? "" : "s");
+        } else if (!tl_hex(f[0], 32)) {
+            BAD("expected HASH: 32 lower-case hex digits, got '%.40s'", f[0]);
+        } else if (tl_decimal(f[1], LONG_MAX, &count)) {
+            BAD("expected COUNT: a decimal number of at most %ld (digits only), got '%.40s'", LONG_MAX, f[1]);
+        } else if (!name_field(f[2], sizeof((st_entry *)0)->instr)) {
+            BAD("expected INSTR: an instruction name of 1 to %zu characters without spaces",
+                sizeof((st_entry *)0)->instr - 1);
+        } else if (!name_field(f[3], sizeof((st_entry *)0)->sig)) {
+            BAD("expected SIGNATURE: a signature class of 1 to %zu characters without spaces (or '-')",
+                sizeof((st_entry *)0)->sig - 1);
+        }
+        if (rc)
+            break;
+        if (n == cap) {
+            st_index_line *nv = realloc(v, (cap = cap ? cap * 2 : 64) * sizeof *v);
+            if (!nv) {
+                BAD("out of memory");
+                break;
+            }
+            v = nv;
+        }
+        v[n].hex = f[0];
+        v[n].count = (long)count;
+        v[n].instr = f[2];
+        v[n].sig = f[3];
+        v[n++].lineno = lineno;
+    }
+    if (!rc && n > 1) {  /* each hash once: a second line would be counted twice */
+        st_index_line *sorted = malloc(n * sizeof *sorted);
+        if (!sorted) {
+            BAD("out of memory");
+        } else {
+            memcpy(sorted, v, n * sizeof *v);
+            qsort(sorted, n, sizeof *sorted, by_hex);
+            long first = 0, second = 0;
+            for (size_t i = 1; i < n; i++)
+                if (!strcmp(sorted[i].hex, sorted[i - 1].hex) && (!second || sorted[i].lineno < second)) {
+                    first = sorted[i - 1].lineno;
+                    second = sorted[i].lineno;
+                }
+            free(sorted);
+            if (second) {
+                lineno = second;
+                BAD("a second line of a hash (the first is line %ld): each finding is listed once", first);
+            }
+        }
+    }
+#undef BAD
+    for (size_t i = 0; !rc && i < n; i++)
+        if (fn && fn(&v[i], ctx))
+            rc = -2;
+    free(v);
+    free(buf);
+    return rc ? rc : (long)n;
+}
+
+/* Read index.tsv strictly (st_index_read): entries found get count = the
+ * file's count (deltas kept).  A damaged index is an error: nothing of it is
+ * taken and nothing is written over it. */
+static int index_entry(const st_index_line *l, void *vs)
+{
+    store *s = vs;
+    st_entry *e = st_find(s, l->hex);
+    if (!e && !(e = add_entry(s, l->hex)))
+        return 1;
+    e->count = l->count;
+    if (!e->instr[0])
+        snprintf(e->instr, sizeof e->instr, "%s", l->instr);
+    if (!e->sig[0])
+        snprintf(e->sig, sizeof e->sig, "%s", l->sig);
+    return 0;
+}
+
+static st_error read_index(store *s, char *err, size_t errlen)
 {
     char path[1100];
     snprintf(path, sizeof path, "%s/index.tsv", s->root);
-    size_t len;
-    if (access(path, F_OK) != 0)
-        return ST_OK;  /* a new store */
-    char *buf = fs_read_all(path, &len, err, errlen);
-    if (!buf)
-        return fail(s, ST_ERR_IO);
-    for (size_t i = 0; i < s->nother; i++)
-        free(s->other[i]);
-    s->nother = 0;
-    long lineno = 0, nbad = 0;
-    for (char *line = buf, *next; line && *line; line = next) {
-        next = strchr(line, '\n');
-        if (next)
-            *next++ = 0;
-        lineno++;
-        if (line[0] == '#' || !line[0])
-            continue;
-        char hex[64] = "", instr[160] = "", sig[32] = "";
-        long count = 0;
-        const char *after = NULL;
-        char *t1 = strchr(line, '\t');
-        int ok = t1 && is_hex32(line, (size_t)(t1 - line)) && parse_count(t1 + 1, &count, &after) &&
-                 *after == '\t' && sscanf(after + 1, "%159s\t%31s", instr, sig) >= 1;
-        if (!ok) {
-            if (report && ++nbad <= 5)
-                fprintf(stderr, "%s:%ld: expected HASH<TAB>COUNT<TAB>INSTR<TAB>SIGNATURE (line kept as it is)\n",
-                        path, lineno);
-            char **o = realloc(s->other, (s->nother + 1) * sizeof *o);
-            if (o) {
-                s->other = o;
-                s->other[s->nother] = strdup(line);
-                if (s->other[s->nother])
-                    s->nother++;
-            }
-            continue;
-        }
-        memcpy(hex, line, 32);
-        hex[32] = 0;
-        st_entry *e = st_find(s, hex);
-        if (!e && !(e = add_entry(s, hex))) {
-            free(buf);
-            snprintf(err, errlen, "out of memory");
-            return fail(s, ST_ERR_NOMEM);
-        }
-        e->count = count;
-        if (!e->instr[0])
-            snprintf(e->instr, sizeof e->instr, "%s", instr);
-        if (!e->sig[0])
-            snprintf(e->sig, sizeof e->sig, "%s", sig);
-    }
-    free(buf);
-    if (nbad > 5)
-        fprintf(stderr, "%s: %ld more lines like that (kept as they are)\n", path, nbad - 5);
-    return ST_OK;
+    long n = st_index_read(path, index_entry, s, err, errlen);
+    if (n == -2)
+        snprintf(err, errlen, "%s: out of memory", path);
+    return n == -2 ? fail(s, ST_ERR_NOMEM) : n < 0 ? fail(s, ST_ERR_FORMAT) : ST_OK;
 }
+
+static int root_fits(const char *root, char *err, size_t errlen);
 
 st_error st_check_writable(const char *root, char *err, size_t errlen)
 {
+    if (!root_fits(root, err, errlen))
+        return ST_ERR_IO;
     if (fs_mkdir_p(root)) {
         int e = errno;
         snprintf(err, errlen, "%s: cannot create the folder (%s)", root, strerror(e));
@@ -214,8 +282,22 @@ st_error st_check_writable(const char *root, char *err, size_t errlen)
     return ST_OK;
 }
 
+/* A root every path of the store fits under (ST_ROOT_MAX): else an error,
+ * never a name cut short. */
+static int root_fits(const char *root, char *err, size_t errlen)
+{
+    size_t n = strlen(root);
+    if (n <= ST_ROOT_MAX)
+        return 1;
+    snprintf(err, errlen, "%.60s...: a folder name of %zu characters; a store's is at most %d", root, n, ST_ROOT_MAX);
+    errno = ENAMETOOLONG;
+    return 0;
+}
+
 int st_lock(const char *root, int shared, char *err, size_t errlen)
 {
+    if (!root_fits(root, err, errlen))
+        return -1;
     if (fs_mkdir_p(root)) {
         int e = errno;
         snprintf(err, errlen, "%s: cannot create the folder (%s)", root, strerror(e));
@@ -241,16 +323,46 @@ st_error st_open(store *s, const char *root, char *err, size_t errlen)
     st_error e = st_check_writable(root, err, errlen);
     if (e)
         return fail(s, e);
-    return read_index(s, 1, err, errlen);
+    return read_index(s, err, errlen);
 }
 
 void st_close(store *s)
 {
-    for (size_t i = 0; i < s->nother; i++)
-        free(s->other[i]);
-    free(s->other);
     free(s->e);
     memset(s, 0, sizeof *s);
+}
+
+/* The seed and tile a finding file's header names ("# seed: S" and
+ * "# index: I (tile T, ..."; run_mismatch.c), in its first len bytes.
+ * @return 1, or 0 when it names none. */
+static int header_origin(const char *text, size_t len, unsigned long long *seed, long long *tile)
+{
+    char head[4096];
+    size_t n = len < sizeof head - 1 ? len : sizeof head - 1;
+    memcpy(head, text, n);
+    head[n] = 0;
+    const char *ps = strstr(head, "\n# seed: "), *pi = strstr(head, "\n# index: ");
+    const char *pt = pi ? strstr(pi, " (tile ") : NULL;
+    char num[24];
+    unsigned long long t;
+    if (!ps || !pt)
+        return 0;
+    size_t k = strspn(ps + 9, "0123456789");
+    if (!k || k >= sizeof num || ps[9 + k] != '\n')
+        return 0;
+    memcpy(num, ps + 9, k);
+    num[k] = 0;
+    if (tl_decimal(num, ULLONG_MAX, seed))
+        return 0;
+    k = strspn(pt + 7, "0123456789");
+    if (!k || k >= sizeof num || pt[7 + k] != ',')
+        return 0;
+    memcpy(num, pt + 7, k);
+    num[k] = 0;
+    if (tl_decimal(num, LLONG_MAX, &t))
+        return 0;
+    *tile = (long long)t;
+    return 1;
 }
 
 int st_file(store *s, const mf_instr *in, const char *hex, const char *sig, const char *text, size_t len,
@@ -268,8 +380,10 @@ int st_file(store *s, const mf_instr *in, const char *hex, const char *sig, cons
         snprintf(e->instr, sizeof e->instr, "%s", in->name);
         snprintf(e->sig, sizeof e->sig, "%s", sig);
     }
-    if (e->reconciled)
-        e->reconciled = 0;  /* this sighting was counted when its file was found outside the index */
+    unsigned long long seed;
+    long long tile;
+    if (e->absorb && header_origin(text, len, &seed, &tile) && seed == e->absorb_seed && tile == e->absorb_tile)
+        e->absorb = 0;  /* its tile run again: this sighting was counted when st_reconcile indexed its file */
     else if (e->delta < LONG_MAX)
         e->delta++;
     s->dirty = 1;
@@ -307,6 +421,8 @@ typedef struct reconcile_ctx {
     size_t rootlen;
     long added, odd;
     int oom;
+    int (*reruns)(const char *instr, unsigned long long seed, unsigned long long tile, void *ctx);
+    void *ctx;
 } reconcile_ctx;
 
 static int reconcile_one(const char *path, void *vctx)
@@ -314,7 +430,10 @@ static int reconcile_one(const char *path, void *vctx)
     reconcile_ctx *c = vctx;
     char hex[ST_HASH_HEX], instr[160];
     const char *rel = path + c->rootlen + 1, *base = strrchr(path, '/');
-    if (!base || base <= rel || !store_name(path, hex) || st_find(c->s, hex))
+    if (!base || base <= rel || !store_name(path, hex))
+        return 0;
+    st_entry *e = st_find(c->s, hex);
+    if (e && !c->reruns)
         return 0;
     size_t n = (size_t)(base - rel);
     if (n >= sizeof instr) {
@@ -327,32 +446,43 @@ static int reconcile_one(const char *path, void *vctx)
         c->odd++;  /* not in a folder of an instruction: not a finding of this store */
         return 0;
     }
-    /* its signature class, from the header the store wrote */
+    /* its signature class and origin, from the header the store wrote */
     char sig[32] = "-", err[300];
     size_t len;
     char *text = fs_read_all(path, &len, err, sizeof err);
     const char *p = text ? strstr(text, "\n# signature: ") : NULL;
     if (p)
         snprintf(sig, sizeof sig, "%.*s", (int)strcspn(p + 14, " \n\t"), p + 14);
+    unsigned long long seed = 0;
+    long long tile = -1;
+    int origin = text && header_origin(text, len, &seed, &tile);
     free(text);
-    st_entry *e = add_entry(c->s, hex);
     if (!e) {
-        c->oom = 1;
-        return 1;
+        if (!(e = add_entry(c->s, hex))) {
+            c->oom = 1;
+            return 1;
+        }
+        snprintf(e->instr, sizeof e->instr, "%s", instr);
+        snprintf(e->sig, sizeof e->sig, "%s", sig[0] ? sig : "-");
+        e->delta = 1;
+        c->s->dirty = 1;
+        c->added++;
     }
-    snprintf(e->instr, sizeof e->instr, "%s", instr);
-    snprintf(e->sig, sizeof e->sig, "%s", sig[0] ? sig : "-");
-    e->delta = 1;
-    e->reconciled = 1;
-    c->s->dirty = 1;
-    c->added++;
+    /* its tile runs again: that sighting is the one counted here (or when an earlier process indexed the file) */
+    if (origin && c->reruns && c->reruns(instr, seed, (unsigned long long)tile, c->ctx)) {
+        e->absorb = 1;
+        e->absorb_seed = seed;
+        e->absorb_tile = tile;
+    }
     return 0;
 }
 
-long st_reconcile(store *s, char *err, size_t errlen)
+long st_reconcile(store *s,
+                  int (*reruns)(const char *instr, unsigned long long seed, unsigned long long tile, void *ctx),
+                  void *ctx, char *err, size_t errlen)
 {
     static const char *const vec[] = {".vec", NULL};
-    reconcile_ctx c = {s, strlen(s->root), 0, 0, 0};
+    reconcile_ctx c = {s, strlen(s->root), 0, 0, 0, reruns, ctx};
     if (fs_walk(s->root, vec, reconcile_one, &c, err, errlen) < 0)
         return fail(s, ST_ERR_IO);
     if (c.oom) {
@@ -376,12 +506,10 @@ st_error st_flush(store *s, char *err, size_t errlen)
             close(fd);
         return fail(s, from_errno(en));
     }
-    st_error rc = read_index(s, 0, err, errlen);  /* counts as other processes left them */
+    st_error rc = read_index(s, err, errlen);  /* counts as other processes left them */
     /* the size of the text: every kept line and every entry in full */
     static const char head[] = "# mmafuzz mismatch index: hash, times seen, instruction, signature class\n";
     size_t cap = sizeof head, pos = 0;
-    for (size_t i = 0; i < s->nother; i++)
-        cap += strlen(s->other[i]) + 1;
     for (size_t i = 0; i < s->n; i++)
         cap += 32 + 1 + 20 + 1 + strlen(s->e[i].instr) + 1 + (s->e[i].sig[0] ? strlen(s->e[i].sig) : 1) + 1;
     char *buf = rc ? NULL : malloc(cap);
@@ -391,8 +519,6 @@ st_error st_flush(store *s, char *err, size_t errlen)
     }
     if (!rc) {
         pos += (size_t)snprintf(buf + pos, cap - pos, "%s", head);
-        for (size_t i = 0; i < s->nother; i++)
-            pos += (size_t)snprintf(buf + pos, cap - pos, "%s\n", s->other[i]);
         for (size_t i = 0; i < s->n; i++) {
             st_entry *e = &s->e[i];
             e->count = e->count > LONG_MAX - e->delta ? LONG_MAX : e->count + e->delta;  /* saturates */

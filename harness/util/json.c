@@ -172,3 +172,126 @@ bad:
     out[0] = 0;
     return NULL;
 }
+
+/* ------------------------------------------------------------ a whole value */
+
+static const char *ws(const char *p)
+{
+    while (*p == ' ' || *p == '\t' || *p == '\n' || *p == '\r')
+        p++;
+    return p;
+}
+
+const char *json_number_end(const char *p)
+{
+    const char *s = p;
+    if (*p == '-')
+        p++;
+    if (*p == '0')
+        p++;
+    else if (*p >= '1' && *p <= '9')
+        while (*p >= '0' && *p <= '9')
+            p++;
+    else
+        return NULL;
+    if (*p == '.') {
+        if (*++p < '0' || *p > '9')
+            return NULL;
+        while (*p >= '0' && *p <= '9')
+            p++;
+    }
+    if (*p == 'e' || *p == 'E') {
+        if (*++p == '+' || *p == '-')
+            p++;
+        if (*p < '0' || *p > '9')
+            return NULL;
+        while (*p >= '0' && *p <= '9')
+            p++;
+    }
+    return p > s ? p : NULL;
+}
+
+/* The end of the value at p, or NULL (*at: where it went wrong). */
+static const char *skip_value(const char *p, int depth, const char **at)
+{
+    char one[1];
+    p = ws(p);
+    *at = p;
+    if (depth > 64)
+        return NULL;
+    if (*p == '"')
+        return json_get_str(p, one, sizeof one);
+    if (*p == '{' || *p == '[') {
+        char close = *p == '{' ? '}' : ']';
+        p = ws(p + 1);
+        if (*p == close)
+            return p + 1;
+        for (;;) {
+            if (close == '}') {
+                *at = p;
+                if (*p != '"' || !(p = json_get_str(p, one, sizeof one)))
+                    return NULL;
+                p = ws(p);
+                *at = p;
+                if (*p++ != ':')
+                    return NULL;
+            }
+            if (!(p = skip_value(p, depth + 1, at)))
+                return NULL;
+            p = ws(p);
+            *at = p;
+            if (*p == close)
+                return p + 1;
+            if (*p++ != ',')
+                return NULL;
+            p = ws(p);
+        }
+    }
+    if (!strncmp(p, "true", 4))
+        return p + 4;
+    if (!strncmp(p, "false", 5))
+        return p + 5;
+    if (!strncmp(p, "null", 4))
+        return p + 4;
+    return json_number_end(p);
+}
+
+long json_check_object(const char *text)
+{
+    const char *at = text, *p = ws(text);
+    if (*p != '{')
+        return (long)(p - text) + 1;
+    p = skip_value(p, 0, &at);
+    if (!p)
+        return (long)(at - text) + 1;
+    p = ws(p);
+    return *p ? (long)(p - text) + 1 : 0;
+}
+
+const char *json_member(const char *obj, const char *key)
+{
+    char name[64];
+    const char *at, *p = ws(obj);
+    if (*p != '{')
+        return NULL;
+    p = ws(p + 1);
+    while (*p == '"') {
+        const char *q = json_get_str(p, name, sizeof name);
+        if (!q)
+            return NULL;
+        int hit = !strcmp(name, key) && strlen(key) < sizeof name - 1;
+        p = ws(q);
+        if (*p++ != ':')
+            return NULL;
+        p = ws(p);
+        if (hit)
+            return p;
+        if (!(p = skip_value(p, 1, &at)))
+            return NULL;
+        p = ws(p);
+        if (*p != ',')
+            return NULL;
+        p = ws(p + 1);
+    }
+    return NULL;
+}

@@ -23,4 +23,16 @@ void json_put_str(FILE *f, const char *s);
  * or NULL when p does not hold a well-formed JSON string (out is then ""). */
 const char *json_get_str(const char *p, char *out, size_t len);
 
+/* Check that text (NUL-terminated) is one JSON object (RFC 8259), white
+ * space around it allowed, its strings as json_get_str reads them, nesting
+ * at most 64 deep.  @return 0, or the 1-based column where it is not. */
+long json_check_object(const char *text);
+
+/* The value of member key of the object at obj (its top level only; the
+ * first such member), or NULL.  obj should have passed json_check_object. */
+const char *json_member(const char *obj, const char *key);
+
+/* The end of the JSON number at p (RFC 8259's grammar), or NULL. */
+const char *json_number_end(const char *p);
+
 #endif

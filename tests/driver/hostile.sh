@@ -63,6 +63,41 @@ mkdir -p nocorpus
 snap() { (cd "$1" && find . -type f ! -name .store-lock -printf '%p %s\n' | sort); }
 
 case "$NAME" in
+state_values)
+    # a --corpus or --instr value that campaign.state could not give back as it
+    # was (a newline would add a line of its own, such as a second seed; a space
+    # at the end or more than 200 characters were cut): refused at the start,
+    # exit 2, rather than a state --resume cannot read (run_state.h)
+    mkdir -p $'cor\nseed 9' 'cor2 ' "$(printf 'c%.0s' $(seq 1 230))"
+    expect 2 "cannot record --corpus 'cor" "$EXE" run --instr "$INSTR" --device model:ampere -runs 1280 -jobs 1 \
+        --corpus $'cor\nseed 9' --out N1
+    grep -q '^seed 9' N1/campaign.state 2>/dev/null && bad "a corpus name's newline made a line of campaign.state"
+    expect 2 "cannot record --corpus 'cor2 '" "$EXE" run --instr "$INSTR" --device model:ampere -runs 1280 -jobs 1 \
+        --corpus 'cor2 ' --out N2
+    expect 2 "cannot record --corpus 'ccc" "$EXE" run --instr "$INSTR" --device model:ampere -runs 1280 -jobs 1 \
+        --corpus "$(printf 'c%.0s' $(seq 1 230))" --out N3
+    # the control: a plain name is recorded and resumed
+    mkdir -p cor3
+    expect 1 "" "$EXE" run --instr "$INSTR" --device model:ampere -runs 12800 -jobs 1 --corpus cor3 --out N4
+    expect 1 "" "$EXE" run --resume N4 -runs 1280 -jobs 1
+    ;;
+long_names)
+    # a folder name longer than the store's paths take (run_store.h
+    # ST_ROOT_MAX, campaign.h CP_DIR_MAX): refused before anything is made,
+    # never cut short (a 1,093-character --out made a file '.stor')
+    long=LONG
+    for i in $(seq 1 9); do long=$long/$(printf 'd%.0s' $(seq 1 120)); done
+    expect 2 "a folder name of ${#long} characters; a store's is at most" "$EXE" run --instr "$INSTR" \
+        --device model:ampere -runs 1280 -jobs 1 --out "$long"
+    [ -z "$(find LONG -type f 2>/dev/null)" ] || bad "--out of ${#long} characters: made $(find LONG -type f | wc -l) file(s)"
+    expect 2 "a folder name of ${#long} characters; a campaign's is at most" "$EXE" campaign init "$long" \
+        --instr "$INSTR" --device model:ampere -runs 1280
+    [ -z "$(find LONG -type f 2>/dev/null)" ] || bad "campaign init of ${#long} characters: made a file"
+    # the control: 700 characters work
+    ok=OK
+    for i in $(seq 1 5); do ok=$ok/$(printf 'e%.0s' $(seq 1 138)); done
+    expect 1 "" "$EXE" run --instr "$INSTR" --device model:ampere -runs 12800 -jobs 1 --out "$ok"
+    ;;
 probe_closed)
     # hopper's row on the ampere model device: nothing the device runs is selected
     expect 2 "no instruction of ampere that the device runs is selected" \

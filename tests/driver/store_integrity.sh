@@ -78,6 +78,41 @@ kill_points)
     done
     [ $killed -ge 20 ] || bad "only $killed of the fault points were reached (the test no longer kills where it should)"
     ;;
+kill_twice)
+    # killed with findings filed after the last checkpoint, resumed (the files
+    # indexed, each counted once: st_reconcile), killed again after a checkpoint
+    # that indexed them and before their tiles ran again, resumed to the end:
+    # every finding's count is the uninterrupted run's.  Every disagreement is
+    # filed (-minimize and -per_bucket past their number, a batch of at most
+    # 1024 tiles: one chunk per tile), so the findings and their counts are a
+    # function of the tiles alone
+    all="-per_bucket 1000000 -minimize 1000000"
+    R=6400
+    counts() { grep -v '^#' "$1/index.tsv" | cut -f1,2 | sort; }
+    MMAFUZZ_CHECKPOINT_S=0 fuzz -runs $R $all -batch 640 --out ref >/dev/null 2>ref.err
+    [ $? -eq 1 ] || bad "reference run: exit $?, expected 1"
+    want=$(counts ref)
+    [ "$(echo "$want" | awk '$2 > 1' | wc -l)" -gt 0 ] || bad "control: no finding seen twice in the reference"
+    # 1: killed inside the 121st finding's write, in the first batch (tiles 0-4)
+    MMAFUZZ_CHECKPOINT_S=0 MMAFUZZ_FAULT=finding.write:120:kill fuzz -runs $R $all -batch 640 --out K >/dev/null 2>k1.err
+    [ $? -eq 137 ] || bad "first run: exit $?, expected 137 (killed)"
+    t=$(tiles K)
+    [ "$t" = 0 ] || bad "first run: tile $t at the kill, expected 0"
+    # 2: a batch of one tile, killed writing the second checkpoint's state: the
+    # first checkpoint indexed the files of tiles 1-4, which have not run again
+    MMAFUZZ_CHECKPOINT_S=0 MMAFUZZ_FAULT=state.write:2:kill "$EXE" run --resume K $all -jobs 2 -batch 128 -runs $((R - t * 128)) >/dev/null 2>k2.err
+    [ $? -eq 137 ] || bad "second run: exit $?, expected 137 (killed)"
+    grep -q "finding files not in index.tsv" k2.err || bad "second run: no finding file outside the index: $(head -2 k2.err)"
+    t=$(tiles K)
+    [ "$t" = 1 ] || bad "second run: tile $t at the kill, expected 1"
+    # 3: to the end
+    MMAFUZZ_CHECKPOINT_S=0 "$EXE" run --resume K $all -jobs 2 -batch 640 -runs $((R - t * 128)) >/dev/null 2>k3.err
+    [ $? -le 1 ] || bad "third run: exit $?: $(tail -2 k3.err)"
+    [ "$(tiles K)" = $((R / 128)) ] || bad "third run: tiles $(tiles K), expected $((R / 128))"
+    got=$(counts K)
+    [ "$got" = "$want" ] || bad "counts differ from the uninterrupted run's ($(echo "$want" | awk '{ s += $2 } END { print s }') sightings of $(echo "$want" | wc -l) findings there, $(echo "$got" | awk '{ s += $2 } END { print s }') of $(echo "$got" | wc -l) here): $(diff <(echo "$want") <(echo "$got") | grep '^[<>]' | head -4 | tr '\n' ' ')"
+    index_whole K "after two kills"
+    ;;
 lock)
     # one writer per store: a second run, resume or merge into it exits 2 naming the holder
     fuzz -runs 256000 --out D >/dev/null 2>d0.err
@@ -255,6 +290,262 @@ bad_state)
         [ $rc -eq 2 ] || bad "campaign.state $how: exit $rc, expected 2"
         grep -q "$d/campaign.state:$l: " "$d.err" || bad "campaign.state $how: no FILE:LINE ($l): $(head -2 "$d.err")"
         cmp -s before "$f" || bad "campaign.state $how: the state was changed"
+    done
+    ;;
+bad_index)
+    # a damaged index.tsv (run_store.h st_index_read, docs/findings.md): run and
+    # merge give FILE:LINE and exit 2, the file left as it is, nothing of it taken
+    fuzz -runs 25600 --out G >/dev/null 2>&1
+    first=$(grep -vn '^#' G/index.tsv | head -1 | cut -d: -f1)
+    n=$(wc -l <G/index.tsv)
+    [ "$n" -ge 3 ] || bad "control: index.tsv of $n lines, expected at least 3"
+    for how in count overflow wrap short_hash fields twice nul no_newline; do
+        d=I_$how
+        cp -r G "$d"
+        f=$d/index.tsv
+        l=$first
+        case $how in
+        count) awk -F'\t' -v OFS='\t' '!/^#/ && !done { $2 = "21x88"; done = 1 } { print }' G/index.tsv >"$f" ;;
+        overflow) awk -F'\t' -v OFS='\t' '!/^#/ && !done { $2 = "100000000000000000000000"; done = 1 } { print }' G/index.tsv >"$f" ;;
+        wrap) awk -F'\t' -v OFS='\t' '!/^#/ && !done { $2 = "18446744073709551616"; done = 1 } { print }' G/index.tsv >"$f" ;;
+        short_hash) awk -F'\t' -v OFS='\t' '!/^#/ && !done { $1 = "0123"; done = 1 } { print }' G/index.tsv >"$f" ;;
+        fields) awk -F'\t' -v OFS='\t' '!/^#/ && !done { $0 = $1 "\t" $2 "\t" $3; done = 1 } { print }' G/index.tsv >"$f" ;;
+        twice) { cat G/index.tsv; grep -v '^#' G/index.tsv | head -1; } >"$f"; l=$((n + 1)) ;;
+        nul) { cat G/index.tsv; printf 'abc\0def\n'; } >"$f"; l=$((n + 1)) ;;
+        no_newline) printf '%s' "$(cat G/index.tsv)" >"$f"; l=$n ;;
+        esac
+        cp "$f" before
+        "$EXE" run --resume "$d" -runs 12800 -jobs 1 >"$d.out" 2>"$d.err"
+        rc=$?
+        [ $rc -eq 2 ] || bad "index.tsv $how: run exit $rc, expected 2"
+        grep -q "$d/index.tsv:$l: " "$d.err" || bad "index.tsv $how: run gave no FILE:LINE ($l): $(grep -v '^mmafuzz run: seed' "$d.err" | head -2)"
+        cmp -s before "$f" || bad "index.tsv $how: the run changed the damaged file"
+    done
+    # a campaign shard's index.tsv: run --campaign and merge
+    "$EXE" campaign init C --instr "$INSTR" --device model:ampere --mix "$MIX" -runs 51200 -seed 5 >/dev/null 2>&1
+    "$EXE" run --campaign C -jobs 2 >/dev/null 2>&1
+    sh=shards/0-of-1
+    n=$(wc -l <C/$sh/index.tsv)
+    [ "$n" -ge 2 ] || bad "control: the shard's index.tsv has $n lines"
+    for how in count twice; do
+        d=CI_$how
+        cp -r C "$d"
+        f=$d/$sh/index.tsv
+        case $how in
+        count) awk -F'\t' -v OFS='\t' '!/^#/ && !done { $2 = "21x88"; done = 1 } { print }' C/$sh/index.tsv >"$f"; l=$(grep -vn '^#' C/$sh/index.tsv | head -1 | cut -d: -f1) ;;
+        twice) { cat C/$sh/index.tsv; grep -v '^#' C/$sh/index.tsv | head -1; } >"$f"; l=$((n + 1)) ;;
+        esac
+        cp "$f" before
+        "$EXE" run --campaign "$d" -jobs 1 >/dev/null 2>"$d.err"
+        rc=$?
+        [ $rc -eq 2 ] || bad "a shard's index.tsv $how: run --campaign exit $rc, expected 2"
+        grep -q "$f:$l: " "$d.err" || bad "a shard's index.tsv $how: run --campaign gave no FILE:LINE ($l): $(head -2 "$d.err")"
+        cmp -s before "$f" || bad "a shard's index.tsv $how: run --campaign changed it"
+        "$EXE" merge "M_$how" "$d" >/dev/null 2>"$d.merr"
+        rc=$?
+        [ $rc -eq 2 ] || bad "a shard's index.tsv $how: merge exit $rc, expected 2"
+        grep -q "$f:$l: " "$d.merr" || bad "a shard's index.tsv $how: merge gave no FILE:LINE ($l): $(head -2 "$d.merr")"
+        [ -z "$(find "M_$how" -path "*/shards/*" -name '*.vec' 2>/dev/null)" ] || bad "a shard's index.tsv $how: merge copied findings before it found the damage"
+    done
+    ;;
+bad_stats)
+    # a damaged stats file (run_stats.h rs_read_file, docs/campaigns.md): a bad
+    # record in the middle is FILE:LINE and exit 2 for run (plain stats.jsonl)
+    # and report (a shard's stats/RUNID.jsonl); a torn last record is cut by
+    # run and left out by report, each with a message
+    fuzz -runs 25600 --out G >/dev/null 2>&1
+    fuzz -runs 25600 --out G -seed 9 >/dev/null 2>&1  # a second record at least
+    n=$(wc -l <G/stats.jsonl)
+    [ "$n" -ge 2 ] || bad "control: stats.jsonl of $n records, expected at least 2"
+    "$EXE" campaign init C --instr "$INSTR" --device model:ampere --mix "$MIX" -runs 51200 -seed 5 >/dev/null 2>&1
+    "$EXE" run --campaign C -jobs 2 >/dev/null 2>&1
+    "$EXE" run --campaign C -jobs 2 >/dev/null 2>&1  # a second process run: a second stats file
+    js=$(ls C/shards/0-of-1/stats/*.jsonl | head -1)
+    [ -n "$js" ] || bad "control: no stats/RUNID.jsonl"
+    "$EXE" report C >/dev/null 2>rep0.err || bad "control: report of the whole campaign: exit $?: $(head -2 rep0.err)"
+    for how in field_part wrap not_json no_cases empty nul; do
+        d=T_$how
+        rm -rf "$d" "C_$how"
+        cp -r G "$d"
+        cp -r C "C_$how"
+        for f in "$d/stats.jsonl" "C_$how/shards/0-of-1/stats/$(basename "$js")"; do
+            python3 - "$f" "$how" <<'PY'
+import re, sys
+path, how = sys.argv[1], sys.argv[2]
+lines = open(path, 'rb').read().split(b'\n')[:-1]
+first = lines[0]
+bad = {
+    'field_part': re.sub(rb'"cases":([0-9]+)', rb'"cases":\1.5', first, count=1),
+    'wrap': re.sub(rb'"cases":([0-9]+)', rb'"cases":18446744073709551616', first, count=1),
+    'not_json': first[:-1] + b',}',
+    'no_cases': first.replace(b'"cases":', b'"kases":', 1),
+    'empty': b'',
+    'nul': first[:20] + b'\0' + first[20:],
+}[how]
+assert bad != first
+open(path, 'wb').write(b'\n'.join([bad] + lines + [b'']))
+PY
+        done
+        cp "$d/stats.jsonl" before
+        "$EXE" run --resume "$d" -runs 12800 -jobs 1 >"$d.out" 2>"$d.err"
+        rc=$?
+        [ $rc -eq 2 ] || bad "stats.jsonl $how: run exit $rc, expected 2"
+        grep -q "$d/stats.jsonl:1: " "$d.err" || bad "stats.jsonl $how: run gave no FILE:LINE (1): $(head -2 "$d.err")"
+        cmp -s before "$d/stats.jsonl" || bad "stats.jsonl $how: the run changed the damaged file"
+        "$EXE" report "C_$how" >/dev/null 2>"$d.rerr"
+        rc=$?
+        [ $rc -eq 2 ] || bad "stats/RUNID.jsonl $how: report exit $rc, expected 2"
+        grep -q "stats/$(basename "$js"):1: " "$d.rerr" || bad "stats/RUNID.jsonl $how: report gave no FILE:LINE (1): $(head -2 "$d.rerr")"
+    done
+    # a torn last record: report leaves it out with a note; run cuts it off with a note
+    printf '{"unix_time":17' >>"$js"
+    printf '{"unix_time":17' >>G/stats.jsonl
+    "$EXE" report C >rep1.out 2>rep1.err || bad "a torn last record: report exit $?: $(head -2 rep1.err)"
+    grep -q "a last record cut short (15 bytes" rep1.err || bad "a torn last record: no note from report: $(head -2 rep1.err)"
+    fuzz -runs 12800 -seed 11 --out G >/dev/null 2>g.err
+    [ $? -le 1 ] || bad "a torn last record: run exit $?: $(tail -2 g.err)"
+    grep -q "a torn last record (15 bytes" g.err || bad "a torn last record: no note from run: $(head -2 g.err)"
+    ;;
+bad_def)
+    # a damaged campaign.def whose id was made to match (campaign.h cp_def_read,
+    # docs/campaigns.md): FILE:LINE and exit 2 for run --campaign, report and merge
+    "$EXE" campaign init C --instr "$INSTR" --device model:ampere --mix "$MIX" -runs 51200 -seed 5 >/dev/null 2>&1 ||
+        bad "control: campaign init: exit $?"
+    "$EXE" run --campaign C -jobs 2 >/dev/null 2>&1
+    seedl=$(grep -n '^seed ' C/campaign.def | cut -d: -f1)
+    instrl=$(grep -n '^instr ' C/campaign.def | cut -d: -f1)
+    n=$(wc -l <C/campaign.def)
+    for how in seed_part seed_wrap runs_big tiles_part instr_fields twice nul no_newline; do
+        d=D_$how
+        rm -rf "$d"
+        cp -r C "$d"
+        f=$d/campaign.def
+        case $how in
+        seed_part) sed -i 's/^seed \(.*\)/seed \1x/' "$f"; l=$seedl ;;
+        seed_wrap) sed -i 's/^seed .*/seed 18446744073709551621/' "$f"; l=$seedl ;;
+        runs_big) sed -i 's/^runs .*/runs 100000000000000000000000/' "$f"; l=$(grep -n '^runs ' "$f" | cut -d: -f1) ;;
+        tiles_part) sed -i 's/^\(instr .*\)$/\1.5/' "$f"; l=$instrl ;;
+        instr_fields) sed -i 's/^\(instr [^ ]*\) .*$/\1 16 8 16/' "$f"; l=$instrl ;;
+        twice) grep '^seed ' C/campaign.def >>"$f"; l=$((n + 1)) ;;
+        nul) printf 'mix a\0b\n' >>"$f"; l=$((n + 1)) ;;
+        no_newline) printf '%s' "$(cat C/campaign.def)" >"$f"; l=$n ;;
+        esac
+        # the id made to match the edited lines (XXH3-64 of the text after the id line), so only the reader can tell
+        id=$(sed '1,3d' "$f" | xxhsum -H3 | awk '{ print $NF }')
+        sed -i "s/^id .*/id $id/" "$f"
+        cp "$f" before
+        "$EXE" run --campaign "$d" -jobs 1 >"$d.out" 2>"$d.err"
+        rc=$?
+        [ $rc -eq 2 ] || bad "campaign.def $how: run exit $rc, expected 2"
+        grep -q "$d/campaign.def:$l: " "$d.err" || bad "campaign.def $how: run gave no FILE:LINE ($l): $(head -2 "$d.err")"
+        cmp -s before "$f" || bad "campaign.def $how: the run changed it"
+        "$EXE" report "$d" >/dev/null 2>"$d.rerr"
+        rc=$?
+        [ $rc -eq 2 ] || bad "campaign.def $how: report exit $rc, expected 2"
+        grep -q "$d/campaign.def:$l: " "$d.rerr" || bad "campaign.def $how: report gave no FILE:LINE ($l): $(head -2 "$d.rerr")"
+        "$EXE" merge "M_$how" "$d" >/dev/null 2>"$d.merr"
+        rc=$?
+        [ $rc -eq 2 ] || bad "campaign.def $how: merge exit $rc, expected 2"
+        grep -q "$d/campaign.def:$l: " "$d.merr" || bad "campaign.def $how: merge gave no FILE:LINE ($l): $(head -2 "$d.merr")"
+    done
+    ;;
+bad_shard_state)
+    # a damaged shard.state (campaign.h cp_state_read_file): FILE:LINE and exit
+    # 2 for run --campaign and report, the file left as it is
+    "$EXE" campaign init C --instr "$INSTR" --device model:ampere --mix "$MIX" -runs 51200 -seed 5 >/dev/null 2>&1
+    "$EXE" run --campaign C -jobs 2 >/dev/null 2>&1
+    sf=shards/0-of-1/shard.state
+    il=$(grep -n '^instr ' C/$sf | head -1 | cut -d: -f1)
+    cl=$(grep -n '^class ' C/$sf | head -1 | cut -d: -f1)
+    n=$(wc -l <C/$sf)
+    [ -n "$cl" ] || bad "control: no class line in shard.state"
+    for how in done_neg done_big cases_part class_twice bucket_twice nul no_newline; do
+        d=SS_$how
+        rm -rf "$d"
+        cp -r C "$d"
+        f=$d/$sf
+        l=$il
+        case $how in
+        done_neg) sed -i 's/^\(instr [^ ]*\) [0-9]* /\1 -1 /' "$f" ;;
+        done_big) sed -i 's/^\(instr [^ ]*\) [0-9]* /\1 99999999999999999999999 /' "$f" ;;
+        cases_part) sed -i 's/^\(instr .*\)$/\1junk/' "$f" ;;
+        class_twice) sed -i "${cl}p" "$f"; l=$((cl + 1)) ;;
+        bucket_twice) grep '^bucket ' C/$sf | head -1 >>"$f"; l=$((n + 1)) ;;
+        nul) printf 'shard 0\0 1\n' >>"$f"; l=$((n + 1)) ;;
+        no_newline) printf '%s' "$(cat C/$sf)" >"$f"; l=$n ;;
+        esac
+        cp "$f" before
+        "$EXE" run --campaign "$d" -jobs 1 >/dev/null 2>"$d.err"
+        rc=$?
+        [ $rc -eq 2 ] || bad "shard.state $how: run exit $rc, expected 2"
+        grep -q "$f:$l: " "$d.err" || bad "shard.state $how: run gave no FILE:LINE ($l): $(head -2 "$d.err")"
+        cmp -s before "$f" || bad "shard.state $how: the run changed it"
+        "$EXE" report "$d" >/dev/null 2>"$d.rerr"
+        rc=$?
+        [ $rc -eq 2 ] || bad "shard.state $how: report exit $rc, expected 2"
+        grep -q "$f:$l: " "$d.rerr" || bad "shard.state $how: report gave no FILE:LINE ($l): $(head -2 "$d.rerr")"
+    done
+    ;;
+campaign_links)
+    # a campaign's own folders (DIR/shards, a shard, its stats folder) that are
+    # links out of it: run --campaign and merge exit 2 and write nothing
+    # outside (run_fs.h fs_mkdir_below, campaign.h cp_lock_shard)
+    "$EXE" campaign init C --instr "$INSTR" --device model:ampere -runs 12800 -seed 3 >/dev/null 2>&1
+    "$EXE" run --campaign C -jobs 1 >/dev/null 2>&1 || bad "control: run --campaign: exit $?"
+    for where in shards shard stats; do
+        d=R_$where
+        rm -rf "$d" "out_$where"
+        cp -r C "$d"
+        rm -rf "$d/shards"
+        mkdir -p "out_$where"
+        case $where in
+        shards) ln -s "$WORK/out_$where" "$d/shards" ;;
+        shard) mkdir -p "$d/shards"; ln -s "$WORK/out_$where" "$d/shards/0-of-1" ;;
+        stats) mkdir -p "$d/shards/0-of-1"; ln -s "$WORK/out_$where" "$d/shards/0-of-1/stats" ;;
+        esac
+        "$EXE" run --campaign "$d" -jobs 1 >/dev/null 2>"$d.err"
+        rc=$?
+        [ $rc -eq 2 ] || bad "run --campaign, $where a link: exit $rc, expected 2"
+        grep -q "a symbolic link" "$d.err" || bad "run --campaign, $where a link: no reason: $(tail -2 "$d.err")"
+        [ -z "$(ls -A "out_$where")" ] || bad "run --campaign, $where a link: written outside: $(ls -A "out_$where" | head -3 | tr '\n' ' ')"
+        # merge into a DST whose folders are links out of it
+        m=MD_$where
+        rm -rf "$m"
+        mkdir -p "$m"
+        cp C/campaign.def C/pool.vec "$m/"
+        case $where in
+        shards) ln -s "$WORK/out_$where" "$m/shards" ;;
+        shard) mkdir -p "$m/shards"; ln -s "$WORK/out_$where" "$m/shards/0-of-1" ;;
+        stats) mkdir -p "$m/shards/0-of-1"; ln -s "$WORK/out_$where" "$m/shards/0-of-1/stats" ;;
+        esac
+        "$EXE" merge "$m" C >/dev/null 2>"$m.err"
+        rc=$?
+        [ $rc -eq 2 ] || bad "merge, $where a link: exit $rc, expected 2"
+        grep -q "a symbolic link" "$m.err" || bad "merge, $where a link: no reason: $(tail -2 "$m.err")"
+        [ -z "$(ls -A "out_$where")" ] || bad "merge, $where a link: written outside: $(ls -A "out_$where" | head -3 | tr '\n' ' ')"
+    done
+    ;;
+fifo)
+    # a store or campaign file replaced by a FIFO (run_fs.h fs_read_all): the
+    # command says "not a regular file" and exits 2 at once, never waits on it
+    fuzz -runs 12800 --out G >/dev/null 2>&1
+    "$EXE" campaign init C --instr "$INSTR" --device model:ampere -runs 12800 -seed 3 >/dev/null 2>&1
+    "$EXE" run --campaign C -jobs 1 >/dev/null 2>&1
+    for f in G/index.tsv G/stats.jsonl G/campaign.state G/buckets.tsv C/campaign.def C/shards/0-of-1/shard.state; do
+        d=Q_$(echo "$f" | tr '/.' '__')
+        top=${f%%/*}
+        rm -rf "$d"
+        cp -r "$top" "$d"
+        rm -f "$d/${f#*/}"
+        mkfifo "$d/${f#*/}"
+        if [ "$top" = G ]; then
+            timeout 20 "$EXE" run --resume "$d" -runs 1280 -jobs 1 >/dev/null 2>"$d.err"
+        else
+            timeout 20 "$EXE" report "$d" >/dev/null 2>"$d.err"
+        fi
+        rc=$?
+        [ $rc -eq 2 ] || bad "$f a FIFO: exit $rc, expected 2 (124: it waited on the FIFO)"
+        grep -q "${f#*/}: not a regular file (a FIFO)" "$d.err" || bad "$f a FIFO: no reason: $(grep -v 'taken over' "$d.err" | head -2)"
     done
     ;;
 full_disk)

@@ -117,6 +117,18 @@ static void print_evidence(const mf_instr *in)
     if ((in->status == MF_HW || in->status == MF_PEER_HW) && fused && ai->zero_ev != MF_EV_HW)
         printf("; hw: its recordings test neither zero sign nor e_zero");
     printf("\n");
+    /* an architecture nobody has measured: what each parameter is assumed to be and why */
+    static const struct {
+        const char *arch, *param, *assumed, *evidence, *fit;
+    } hyp[] = {
+#define MF_ARCH_HYP(ARCH, PARAM, ASSUMED, EVIDENCE, FIT) {#ARCH, PARAM, ASSUMED, EVIDENCE, FIT},
+#include "arch_hypotheses.def"
+#undef MF_ARCH_HYP
+    };
+    for (size_t i = 0; i < sizeof hyp / sizeof hyp[0]; i++)
+        if (!strcmp(hyp[i].arch, ai->name))
+            printf("    hypothesis (not run on hardware): %s = %s; evidence: %s; fit target: %s\n", hyp[i].param,
+                   hyp[i].assumed, hyp[i].evidence, hyp[i].fit);
 }
 
 /* Print s as a JSON string. */

@@ -214,7 +214,7 @@ static void print_summary(const char *pattern, int format)
             printf("---:|");
         printf("\n");
     } else {
-        printf("%-14s %-6s %-8s", "architecture", "vendor", "target");
+        printf("%-15s %-6s %-8s", "architecture", "vendor", "target");
         for (int k = 0; k < SUM_N; k++)
             printf(" %11s", sum_names[k]);
         printf("\n");
@@ -251,7 +251,7 @@ static void print_summary(const char *pattern, int format)
                 printf(ai ? " %ld |" : " **%ld** |", n[a][k]);
             printf("\n");
         } else {
-            printf("%-14s %-6s %-8s", name, vendor, target);
+            printf("%-15s %-6s %-8s", name, vendor, target);
             for (int k = 0; k < SUM_N; k++)
                 printf(" %11ld", n[a][k]);
             printf("\n");

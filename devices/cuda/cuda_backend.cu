@@ -210,7 +210,7 @@ int cuda_run_tiles(mf_device *dev, const mf_instr *in, const char *variant, size
     if (ntiles == 0)
         return MF_DEV_OK;
     const mf_cuda_kernel *K = &im->kernels[ki];
-    const size_t bytes[5] = {(size_t)m * k * mf_abi_elem_bytes(in->fa), (size_t)nn * k * mf_abi_elem_bytes(in->fb),
+    const size_t bytes[6] = {(size_t)m * k * mf_abi_elem_bytes(in->fa), (size_t)nn * k * mf_abi_elem_bytes(in->fb),
                              (size_t)m * nn * mf_abi_elem_bytes(in->fc), (size_t)m * nn * mf_abi_elem_bytes(in->fd),
                              /* a sparse row's metadata (SA): n_meta bytes per row of A;
                                 a block-scaled row's scales: n_scales bytes a row of A (SA),

@@ -294,6 +294,9 @@ void mf_device_form_of(const mf_instr *in, mf_device_form *out)
         out->variants = mf_sp_sel_ok(in, 2) ? sel4 : sel2;
         break;
     }
+    case MF_PTX_TCGEN05:
+        out->form = "tcgen05.mma";   /* cta_group::1, the table's shape; built, not yet run on hardware */
+        break;
     default:
         if (!out->why || !*out->why)
             out->why = "no CUDA wrapper";

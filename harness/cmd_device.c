@@ -315,7 +315,7 @@ int cmd_devices(int argc, char **argv)
      * how many each GPU runs */
     arch_count c[MF_ARCH_COUNT];
     count_rows(pattern, &g, c);
-    printf("\n%-14s %12s  %-8s %7s  %s\n", "architecture", "instructions", "target", "wrapped", "runs on");
+    printf("\n%-15s %12s  %-8s %7s  %s\n", "architecture", "instructions", "target", "wrapped", "runs on");
     int nvidia_rows = 0, amd_rows = 0;
     for (int ar = 0; ar < MF_ARCH_COUNT; ar++) {
         const mf_arch_info *ai = mf_arch_get((mf_arch)ar);
@@ -325,7 +325,7 @@ int cmd_devices(int argc, char **argv)
             amd_rows += c[ar].rows;
         else
             nvidia_rows += c[ar].rows;
-        printf("%-14s %12d  %-8s %7d ", ai->name, c[ar].rows, ai->target ? ai->target : "-", c[ar].wrapped);
+        printf("%-15s %12d  %-8s %7d ", ai->name, c[ar].rows, ai->target ? ai->target : "-", c[ar].wrapped);
         int k = 0;
         for (int d = 0; d < g.n; d++)
             if (c[ar].runs[d])
@@ -338,7 +338,7 @@ int cmd_devices(int argc, char **argv)
             printf(" no %s GPU here", ai->target);
         printf("\n");
     }
-    printf("%-14s %12d  every row of ARCH, on the CPU (the C model): --device model:ARCH\n", "model:ARCH",
+    printf("%-15s %12d  every row of ARCH, on the CPU (the C model): --device model:ARCH\n", "model:ARCH",
            nvidia_rows + amd_rows);
 
     if (verbose)

@@ -98,6 +98,23 @@ static void describe(const mf_instr *in, char *buf, size_t len)
              status_name(in->status), rc.where);
 }
 
+/* MATCH of arch_hypotheses.def: "" (every row), or '|'-separated pieces one of
+ * which the qualifier contains. */
+static int hyp_matches(const char *match, const char *qualifier)
+{
+    if (!*match)
+        return 1;
+    for (const char *p = match; *p;) {
+        size_t n = strcspn(p, "|");
+        char piece[64];
+        snprintf(piece, sizeof piece, "%.*s", (int)n, p);
+        if (strstr(qualifier, piece))
+            return 1;
+        p += n + (p[n] == '|');
+    }
+    return 0;
+}
+
 /* `list -v`: the rules a row takes from its architecture (model/arch_table.def)
  * and what each rests on.  The Khattak-Mikaitis models cover fp16 inputs only;
  * the hardware recordings of ../shared/vectors/hw test neither rule. */
@@ -109,7 +126,9 @@ static void print_evidence(const mf_instr *in)
     printf("    rules: NaN %s [%s]", in->nan_any ? "any" : "payload", mf_evidence_name(ai->nan_ev));
     if (fused) {
         printf("; zero sign %s [%s]", in->zero_plus ? "+0" : "sum's sign", mf_evidence_name(ai->zero_ev));
-        mf_evidence ev = MF_EV_PEER; /* f32 output, or a row-specific value: MMA-Sim 2.1.1 */
+        /* f32 output, or a row-specific value: MMA-Sim 2.1.1; an architecture nobody has
+         * measured or modelled: a hypothesis */
+        mf_evidence ev = ai->zero_ev == MF_EV_HYP ? MF_EV_HYP : MF_EV_PEER;
         if (in->fd == MF_FMT_F16 && in->e_zero == ai->e_zero_f16) {
             ev = ai->e_zero_f16_ev;
             if (ev == MF_EV_PEER_KM && (in->fa != MF_FMT_F16 || in->fb != MF_FMT_F16))
@@ -120,6 +139,18 @@ static void print_evidence(const mf_instr *in)
     if ((in->status == MF_HW || in->status == MF_PEER_HW) && fused && ai->zero_ev != MF_EV_HW)
         printf("; hw: its recordings test neither zero sign nor e_zero");
     printf("\n");
+    /* an architecture nobody has measured: what each parameter is assumed to be and why */
+    static const struct {
+        const char *arch, *match, *param, *assumed, *evidence, *fit;
+    } hyp[] = {
+#define MF_ARCH_HYP(ARCH, MATCH, PARAM, ASSUMED, EVIDENCE, FIT) {#ARCH, MATCH, PARAM, ASSUMED, EVIDENCE, FIT},
+#include "arch_hypotheses.def"
+#undef MF_ARCH_HYP
+    };
+    for (size_t i = 0; i < sizeof hyp / sizeof hyp[0]; i++)
+        if (!strcmp(hyp[i].arch, ai->name) && hyp_matches(hyp[i].match, in->qualifier))
+            printf("    hypothesis (not run on hardware): %s = %s; evidence: %s; fit target: %s\n", hyp[i].param,
+                   hyp[i].assumed, hyp[i].evidence, hyp[i].fit);
 }
 
 /* Print s as a JSON string. */
@@ -186,7 +217,7 @@ static void print_summary(const char *pattern, int format)
             printf("---:|");
         printf("\n");
     } else {
-        printf("%-14s %-6s %-8s", "architecture", "vendor", "target");
+        printf("%-15s %-6s %-8s", "architecture", "vendor", "target");
         for (int k = 0; k < SUM_N; k++)
             printf(" %11s", sum_names[k]);
         printf("\n");
@@ -223,7 +254,7 @@ static void print_summary(const char *pattern, int format)
                 printf(ai ? " %ld |" : " **%ld** |", n[a][k]);
             printf("\n");
         } else {
-            printf("%-14s %-6s %-8s", name, vendor, target);
+            printf("%-15s %-6s %-8s", name, vendor, target);
             for (int k = 0; k < SUM_N; k++)
                 printf(" %11ld", n[a][k]);
             printf("\n");

@@ -84,6 +84,7 @@ const char *mf_evidence_name(mf_evidence e)
     case MF_EV_HW: return "hw";
     case MF_EV_PEER: return "MMA-Sim 2.1.1";
     case MF_EV_PEER_KM: return "MMA-Sim 2.1.1 + Khattak-Mikaitis";
+    case MF_EV_HYP: return "hypothesis, not measured";
     default: return "-";
     }
 }

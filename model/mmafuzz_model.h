@@ -148,7 +148,9 @@ typedef enum mf_evidence {
     MF_EV_NONE = 0,    /* the rule does not apply */
     MF_EV_PEER = 1,    /* MMA-Sim 2.1.1 alone */
     MF_EV_PEER_KM = 2, /* MMA-Sim 2.1.1 and the Khattak-Mikaitis models */
-    MF_EV_HW = 3       /* measured on hardware by this project */
+    MF_EV_HW = 3,      /* measured on hardware by this project */
+    MF_EV_HYP = 4      /* a hypothesis: the nearest measured architecture's value
+                          (model/arch_hypotheses.def) */
 } mf_evidence;
 
 /* One row of arch_table.def. */

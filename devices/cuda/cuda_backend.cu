@@ -32,9 +32,10 @@ const int kSlots = 2;
 
 struct Slot {
     cudaStream_t stream;
-    unsigned char *dev[5];  /* A, B, C, D, SA (a sparse row's metadata) on the device */
+    unsigned char *dev[6];  /* A, B, C, D, SA (a sparse row's metadata, or A's block scales),
+                               SB (B's block scales) on the device */
     size_t dev_cap;         /* bytes of each, per the largest chunk so far (max over the five) */
-    unsigned char *host[5]; /* page-locked staging for A, B, C, D, SA */
+    unsigned char *host[6]; /* page-locked staging for A, B, C, D, SA, SB */
     size_t host_cap;
     int busy;               /* a chunk is in flight */
     unsigned char *d_user;  /* where its D goes when staged (NULL: copied directly) */
@@ -100,7 +101,7 @@ void free_resources(Impl *im)
         Slot *sl = &im->slot[s];
         if (sl->stream)
             cudaStreamSynchronize(sl->stream);
-        for (int i = 0; i < 5; i++) {
+        for (int i = 0; i < 6; i++) {
             if (sl->dev[i])
                 cudaFree(sl->dev[i]);
             if (sl->host[i])
@@ -198,7 +199,6 @@ int cuda_tile_shape(const mf_device *dev, const mf_instr *in, const char *varian
 int cuda_run_tiles(mf_device *dev, const mf_instr *in, const char *variant, size_t ntiles, const void *A,
                    const void *B, const void *C, const void *SA, const void *SB, void *D, char *err, size_t errlen)
 {
-    (void)SB;
     Impl *im = (Impl *)dev->impl;
     size_t lo = 0, n = 0;
     int ki = find_kernel(im, in, variant);
@@ -210,15 +210,22 @@ int cuda_run_tiles(mf_device *dev, const mf_instr *in, const char *variant, size
     if (ntiles == 0)
         return MF_DEV_OK;
     const mf_cuda_kernel *K = &im->kernels[ki];
-    const size_t bytes[5] = {(size_t)m * k * mf_abi_elem_bytes(in->fa), (size_t)nn * k * mf_abi_elem_bytes(in->fb),
+    const size_t bytes[6] = {(size_t)m * k * mf_abi_elem_bytes(in->fa), (size_t)nn * k * mf_abi_elem_bytes(in->fb),
                              (size_t)m * nn * mf_abi_elem_bytes(in->fc), (size_t)m * nn * mf_abi_elem_bytes(in->fd),
-                             /* a sparse row's metadata (SA): n_meta bytes per row of A */
-                             in->sparse ? (size_t)m * in->n_meta : 0};
+                             /* a sparse row's metadata (SA): n_meta bytes per row of A;
+                                a block-scaled row's scales: n_scales bytes a row of A (SA),
+                                a column of B (SB) */
+                             in->sparse ? (size_t)m * in->n_meta : (size_t)m * in->n_scales,
+                             (size_t)nn * in->n_scales};
     if (in->sparse && !SA) {
         snprintf(err, errlen, "%s: a sparse row needs its metadata (SA)", in->name);
         return MF_DEV_ERR_ARG;
     }
-    const size_t tile_bytes = bytes[0] + bytes[1] + bytes[2] + bytes[3] + bytes[4];
+    if (in->n_scales && (!SA || !SB)) {
+        snprintf(err, errlen, "%s: a block-scaled row needs its scales (SA and SB)", in->name);
+        return MF_DEV_ERR_ARG;
+    }
+    const size_t tile_bytes = bytes[0] + bytes[1] + bytes[2] + bytes[3] + bytes[4] + bytes[5];
     size_t chunk = (size_t)1 << 17;
     if (chunk * tile_bytes > ((size_t)1 << 30))
         chunk = ((size_t)1 << 30) / tile_bytes;
@@ -240,12 +247,13 @@ int cuda_run_tiles(mf_device *dev, const mf_instr *in, const char *variant, size
         if (im->blocks_per_sm[ki] < 1)
             im->blocks_per_sm[ki] = 1;
     }
-    const void *user_in[5] = {A, B, C, NULL, SA};
-    int pinned[5];
+    const void *user_in[6] = {A, B, C, NULL, SA, SB};
+    int pinned[6];
     for (int i = 0; i < 3; i++)
         pinned[i] = is_pinned(user_in[i]);
     pinned[3] = is_pinned(D);
-    pinned[4] = !in->sparse || is_pinned(SA);
+    pinned[4] = !bytes[4] || is_pinned(SA);
+    pinned[5] = !bytes[5] || is_pinned(SB);
 
     size_t need = chunk * (bytes[0] > bytes[2] ? (bytes[0] > bytes[3] ? bytes[0] : bytes[3])
                                                : (bytes[2] > bytes[3] ? bytes[2] : bytes[3]));
@@ -253,6 +261,8 @@ int cuda_run_tiles(mf_device *dev, const mf_instr *in, const char *variant, size
         need = bytes[1] * chunk;
     if (bytes[4] * chunk > need)
         need = bytes[4] * chunk;
+    if (bytes[5] * chunk > need)
+        need = bytes[5] * chunk;
     for (size_t c = 0; lo < ntiles; lo += n, c++) {
         n = ntiles - lo < chunk ? ntiles - lo : chunk;
         Slot *sl = &im->slot[c % kSlots];
@@ -263,29 +273,29 @@ int cuda_run_tiles(mf_device *dev, const mf_instr *in, const char *variant, size
             sl->busy = 0;
         }
         if (sl->dev_cap < need) {
-            for (int i = 0; i < 5; i++) {
+            for (int i = 0; i < 6; i++) {
                 if (sl->dev[i])
                     CK(cudaFree(sl->dev[i]));
                 sl->dev[i] = NULL;
             }
-            for (int i = 0; i < 5; i++)
+            for (int i = 0; i < 6; i++)
                 CK(cudaMalloc((void **)&sl->dev[i], need));
             sl->dev_cap = need;
         }
-        int staged = !pinned[0] || !pinned[1] || !pinned[2] || !pinned[3] || !pinned[4];
+        int staged = !pinned[0] || !pinned[1] || !pinned[2] || !pinned[3] || !pinned[4] || !pinned[5];
         if (staged && sl->host_cap < need) {
-            for (int i = 0; i < 5; i++) {
+            for (int i = 0; i < 6; i++) {
                 if (sl->host[i])
                     CK(cudaFreeHost(sl->host[i]));
                 sl->host[i] = NULL;
             }
-            for (int i = 0; i < 5; i++)
+            for (int i = 0; i < 6; i++)
                 CK(cudaMallocHost((void **)&sl->host[i], need));
             sl->host_cap = need;
         }
-        for (int i = 0; i < 5; i++) {
+        for (int i = 0; i < 6; i++) {
             if (i == 3 || !bytes[i])
-                continue;   /* D is the output; SA only for sparse rows */
+                continue;   /* D is the output; SA only for sparse and block-scaled rows, SB for block-scaled */
             const unsigned char *src = (const unsigned char *)user_in[i] + lo * bytes[i];
             if (!pinned[i]) {
                 memcpy(sl->host[i], src, n * bytes[i]);
@@ -293,7 +303,7 @@ int cuda_run_tiles(mf_device *dev, const mf_instr *in, const char *variant, size
             }
             CK(cudaMemcpyAsync(sl->dev[i], src, n * bytes[i], cudaMemcpyHostToDevice, sl->stream));
         }
-        mf_kargs g = {sl->dev[0], sl->dev[1], sl->dev[2], sl->dev[3], (unsigned long long)n, sl->dev[4]};
+        mf_kargs g = {sl->dev[0], sl->dev[1], sl->dev[2], sl->dev[3], (unsigned long long)n, sl->dev[4], sl->dev[5]};
         void *args[1] = {&g};
         size_t blocks = (n + (size_t)K->tiles_per_block - 1) / (size_t)K->tiles_per_block;
         size_t full = (size_t)im->sms * (size_t)im->blocks_per_sm[ki];

@@ -118,6 +118,33 @@ static void put_group(FILE *f, int n, int *next)
     fputc('}', f);
 }
 
+/* tcgen05.mma (layout.h): the struct's numbers, the D layout in tensor
+ * memory, and mma(), issued by one thread with the row's instruction
+ * descriptor as an immediate operand; accumulate (enable-input-d = 1) into D
+ * loaded with C. */
+static void put_tcgen05(FILE *f, const mf_instr *in, const mf_wrap_shape *s, const char *ptx, int id)
+{
+    fprintf(f, "\n/* %s: %s, instruction descriptor 0x%08x */\nstruct W_%d {\n", in->name, ptx, (unsigned)s->idesc, id);
+    fprintf(f, "    enum { M = %d, N = %d, K = %d, EA = %d, EB = %d, EC = %d, ED = %d, A_BITS = %d, B_BITS = %d, A_PAD = %d,"
+               " B_PAD = %d, RD = %d, SV = %d, TMEM_COLS = %d };\n",
+            s->m, s->n, s->k, ebytes(in->fa), ebytes(in->fb), ebytes(in->fc), ebytes(in->fd), s->a_bits, s->b_bits,
+            s->a_pad, s->b_pad, 1 << s->cd.nbits, s->scale_vec, s->tmem_cols);
+    fprintf(f, "    static constexpr unsigned IDESC = 0x%08xu;\n", (unsigned)s->idesc);
+    put_layout(f, "LCD", &s->cd);
+    fprintf(f, "    __device__ __forceinline__ static void mma(unsigned d, unsigned long long desc_a, unsigned long long desc_b,"
+               " unsigned sfa, unsigned sfb)\n    {\n");
+    if (s->scale_vec)
+        fprintf(f, "        asm volatile(\"{\\n.reg .pred p;\\nsetp.ne.b32 p, %%4, 0;\\n%s [%%0], %%1, %%2, %%3, [%%5], [%%6], p;\\n}\\n\"\n"
+                   "            :: \"r\"(d), \"l\"(desc_a), \"l\"(desc_b), \"r\"(IDESC), \"r\"(1), \"r\"(sfa), \"r\"(sfb) : \"memory\");\n",
+                ptx);
+    else
+        fprintf(f, "        (void)sfa; (void)sfb;\n"
+                   "        asm volatile(\"{\\n.reg .pred p;\\nsetp.ne.b32 p, %%4, 0;\\n%s [%%0], %%1, %%2, %%3, p;\\n}\\n\"\n"
+                   "            :: \"r\"(d), \"l\"(desc_a), \"l\"(desc_b), \"r\"(IDESC), \"r\"(1) : \"memory\");\n",
+                ptx);
+    fprintf(f, "    }\n};\n");
+}
+
 /* One struct W_<id> per (row, variant) and its kernel. */
 static void put_wrapper(FILE *f, const mf_instr *in, const char *variant, int id, FILE *tsv, const char *target,
                         char (*entries)[640], int *nentries)
@@ -131,6 +158,15 @@ static void put_wrapper(FILE *f, const mf_instr *in, const char *variant, int id
         exit(1);
     }
     symbol(in, variant, sym, sizeof sym);
+    if (s.kind == MF_PTX_TCGEN05) {   /* one CTA of 128 threads a tile; A and B in shared memory */
+        put_tcgen05(f, in, &s, ptx, id);
+        int smem = (s.m + s.n) * MF_TCGEN05_ROW_BYTES;
+        fprintf(f, "extern \"C\" __global__ void __launch_bounds__(128) %s(mf_kargs g) { mf_tcgen05_tiles<W_%d>(g); }\n", sym, id);
+        snprintf(entries[(*nentries)++], 640, "    {\"%s\", \"%s\", \"%s\", (const void *)%s, 128, 1, %d},", in->name, variant,
+                 sym, sym, smem);
+        fprintf(tsv, "%s\t%s\t%s\t%s\t%s\t-\n", sym, in->name, *variant ? variant : "-", target, sass);
+        return;
+    }
     int wide = in->fa == MF_FMT_F64;             /* 64-bit registers throughout */
     int rbytes = wide ? 8 : 4;
     int ra = ((1 << s.a.nbits) * vbits(in->fa) + 8 * rbytes - 1) / (8 * rbytes);

@@ -28,7 +28,9 @@ typedef struct mf_kargs {
     const void *A, *B, *C;
     void *D;
     unsigned long long ntiles;
-    const void *SA;   /* sparse rows (mma.sp): the metadata, n_meta bytes per row of A; else unused */
+    const void *SA;   /* sparse rows (mma.sp): the metadata, n_meta bytes per row of A;
+                         block-scaled rows: the scales of A, n_scales bytes per row; else unused */
+    const void *SB;   /* block-scaled rows: the scales of B, n_scales bytes per column; else unused */
 } mf_kargs;
 
 /* One compilation target ("sm_90a") and the lists of its parts (NULL ends

@@ -315,4 +315,157 @@ template <class W> __device__ __forceinline__ void mf_wgmma_sp_tiles(const mf_ka
 #endif
 }
 
+/* tcgen05.mma, cta_group::1 (layout.h, "tcgen05"): block b of the grid
+ * computes tiles b, b + gridDim.x, ...  The CTA's 128 threads write A (M x
+ * 32 bytes) and B (N x 32 bytes) into shared memory in the K-major core-matrix
+ * layout, a byte at a time (sub-byte elements packed as mf_tcgen05_row_bit
+ * says); warp 0 allocates W::TMEM_COLS columns of tensor memory once; each
+ * warp writes its quarter of D (= C) with tcgen05.st, and for block-scaled
+ * rows the scales (SA, SB: W::SV bytes a row) at columns MF_TCGEN05_SFA_COL /
+ * SFB_COL; thread 0 issues the MMA and tcgen05.commit to an mbarrier, on
+ * which every thread waits (phase parity = the loop count's); each warp reads
+ * its quarter of D with tcgen05.ld and tcgen05.wait::ld.  Written from the
+ * PTX ISA; compiled and disassembled here, not yet run on a B200/B300. */
+template <int ROWS, int EB, int BITS, int PAD>
+__device__ __forceinline__ void mf_tcgen05_pack(unsigned char *dst, const unsigned char *src, int K, int tid)
+{
+    for (int q = tid; q < ROWS * MF_TCGEN05_ROW_BYTES; q += 128) {
+        const int row = q / MF_TCGEN05_ROW_BYTES, b = q % MF_TCGEN05_ROW_BYTES;
+        unsigned v = 0;
+        for (int j = 0; j < 8;) {
+            int bit, k = mf_tcgen05_row_elem(8 * b + j, BITS, PAD, &bit);
+            if (k < 0)
+                break;   /* padding: the rest of the byte too (slots end on a byte) */
+            const int take = BITS - bit < 8 - j ? BITS - bit : 8 - j;
+            const unsigned long long e = mf_ld_elem<EB>(src + (size_t)(row * K + k) * EB);
+            v |= (unsigned)((e >> bit) & ((1u << take) - 1)) << j;
+            j += take;
+        }
+        dst[mf_wgmma_smem_offset(row, b, MF_TCGEN05_ROW_BYTES, 1)] = (unsigned char)v;
+    }
+}
+
+/* D's quarter of warp `warp` to or from registers: M = 64 16x256b.x1, M = 128 32x32b.x8 */
+template <class W> __device__ __forceinline__ void mf_tcgen05_ld_d(unsigned (&r)[W::RD], unsigned taddr)
+{
+    if (W::M == 64)
+        asm volatile("tcgen05.ld.sync.aligned.16x256b.x1.b32 {%0, %1, %2, %3}, [%4];"
+                     : "=r"(r[0]), "=r"(r[1]), "=r"(r[2]), "=r"(r[3]) : "r"(taddr));
+    else
+        asm volatile("tcgen05.ld.sync.aligned.32x32b.x8.b32 {%0, %1, %2, %3, %4, %5, %6, %7}, [%8];"
+                     : "=r"(r[0]), "=r"(r[1]), "=r"(r[2]), "=r"(r[3]), "=r"(r[4]), "=r"(r[5]), "=r"(r[6]), "=r"(r[7])
+                     : "r"(taddr));
+    asm volatile("tcgen05.wait::ld.sync.aligned;" ::: "memory");
+}
+
+template <class W> __device__ __forceinline__ void mf_tcgen05_st_d(const unsigned (&r)[W::RD], unsigned taddr)
+{
+    if (W::M == 64)
+        asm volatile("tcgen05.st.sync.aligned.16x256b.x1.b32 [%0], {%1, %2, %3, %4};"
+                     :: "r"(taddr), "r"(r[0]), "r"(r[1]), "r"(r[2]), "r"(r[3]) : "memory");
+    else
+        asm volatile("tcgen05.st.sync.aligned.32x32b.x8.b32 [%0], {%1, %2, %3, %4, %5, %6, %7, %8};"
+                     :: "r"(taddr), "r"(r[0]), "r"(r[1]), "r"(r[2]), "r"(r[3]), "r"(r[4]), "r"(r[5]), "r"(r[6]),
+                        "r"(r[7]) : "memory");
+    asm volatile("tcgen05.wait::st.sync.aligned;" ::: "memory");
+}
+
+/* One 32-lane column of scales: this warp's quarter, lane `lane` holds the
+ * W::SV scale bytes of row 32*col + lane (0 past `rows`). */
+template <class W>
+__device__ __forceinline__ void mf_tcgen05_st_scales(unsigned taddr, const unsigned char *S, int rows, int lane)
+{
+    for (int col = 0; col < (rows + 31) / 32; col++) {
+        unsigned w = 0;
+        int c, l;
+        for (int r = 32 * col; r < 32 * col + 32 && r < rows; r++) {
+            mf_tcgen05_sf_pos(r, &c, &l);
+            if (l == lane && c == col)
+                for (int j = 0; j < W::SV; j++)
+                    w |= (unsigned)S[r * W::SV + j] << (8 * j);
+        }
+        asm volatile("tcgen05.st.sync.aligned.32x32b.x1.b32 [%0], {%1};" :: "r"(taddr + (unsigned)col), "r"(w) : "memory");
+    }
+    asm volatile("tcgen05.wait::st.sync.aligned;" ::: "memory");
+}
+
+template <class W> __device__ __forceinline__ void mf_tcgen05_tiles(const mf_kargs &g)
+{
+#if defined(__CUDA_ARCH__) && (defined(__CUDA_ARCH_FEAT_SM100_ALL) || defined(__CUDA_ARCH_FEAT_SM103_ALL))
+    extern __shared__ __align__(128) unsigned char mf_smem[];
+    __shared__ __align__(8) unsigned long long bar;
+    __shared__ unsigned tmem_base;
+    const int tid = threadIdx.x, warp = tid >> 5, lane = tid & 31;
+    unsigned char *sA = mf_smem, *sB = mf_smem + W::M * MF_TCGEN05_ROW_BYTES;
+    const unsigned char *A = (const unsigned char *)g.A, *B = (const unsigned char *)g.B,
+                        *C = (const unsigned char *)g.C, *SA = (const unsigned char *)g.SA,
+                        *SB = (const unsigned char *)g.SB;
+    unsigned char *D = (unsigned char *)g.D;
+    const unsigned bar_addr = (unsigned)__cvta_generic_to_shared(&bar);
+    if (tid == 0) {
+        asm volatile("mbarrier.init.shared::cta.b64 [%0], 1;" :: "r"(bar_addr) : "memory");
+        asm volatile("fence.mbarrier_init.release.cluster;" ::: "memory");
+    }
+    if (warp == 0) {
+        asm volatile("tcgen05.alloc.cta_group::1.sync.aligned.shared::cta.b32 [%0], %1;"
+                     :: "r"((unsigned)__cvta_generic_to_shared(&tmem_base)), "r"((unsigned)W::TMEM_COLS) : "memory");
+        asm volatile("tcgen05.relinquish_alloc_permit.cta_group::1.sync.aligned;" ::: "memory");
+    }
+    asm volatile("tcgen05.fence::before_thread_sync;" ::: "memory");
+    __syncthreads();
+    asm volatile("tcgen05.fence::after_thread_sync;" ::: "memory");
+    const unsigned tmem = tmem_base, quarter = (unsigned)(32 * warp) << 16;   /* lane in the high 16 bits */
+    const uint64_t desc_a = mf_tcgen05_desc((uint32_t)__cvta_generic_to_shared(sA), MF_TCGEN05_LBO, MF_TCGEN05_SBO);
+    const uint64_t desc_b = mf_tcgen05_desc((uint32_t)__cvta_generic_to_shared(sB), MF_TCGEN05_LBO, MF_TCGEN05_SBO);
+    unsigned phase = 0;
+    for (unsigned long long t = blockIdx.x; t < g.ntiles; t += gridDim.x, phase ^= 1) {
+        mf_tcgen05_pack<W::M, W::EA, W::A_BITS, W::A_PAD>(sA, A + t * (W::M * W::K * W::EA), W::K, tid);
+        mf_tcgen05_pack<W::N, W::EB, W::B_BITS, W::B_PAD>(sB, B + t * (W::N * W::K * W::EB), W::K, tid);
+        /* D = C: one 32-bit word an element (an f16 in the low half) */
+        unsigned r[W::RD];
+        const mf_frag_layout L = W::LCD();
+#pragma unroll
+        for (int e = 0; e < W::RD; e++) {
+            int row, col;
+            mf_frag_pos(&L, warp, lane, e, &row, &col);
+            r[e] = (unsigned)mf_ld_elem<W::EC>(C + t * (W::M * W::N * W::EC) + (size_t)(row * W::N + col) * W::EC);
+        }
+        mf_tcgen05_st_d<W>(r, tmem + quarter);
+        if (W::SV) {
+            mf_tcgen05_st_scales<W>(tmem + quarter + MF_TCGEN05_SFA_COL, SA + t * (W::M * W::SV), W::M, lane);
+            mf_tcgen05_st_scales<W>(tmem + quarter + MF_TCGEN05_SFB_COL, SB + t * (W::N * W::SV), W::N, lane);
+        }
+        /* generic-proxy shared-memory stores must be visible to the async proxy */
+        asm volatile("fence.proxy.async.shared::cta;" ::: "memory");
+        asm volatile("tcgen05.fence::before_thread_sync;" ::: "memory");
+        __syncthreads();
+        asm volatile("tcgen05.fence::after_thread_sync;" ::: "memory");
+        if (tid == 0) {
+            W::mma(tmem, desc_a, desc_b, tmem + MF_TCGEN05_SFA_COL, tmem + MF_TCGEN05_SFB_COL);
+            asm volatile("tcgen05.commit.cta_group::1.mbarrier::arrive::one.shared::cluster.b64 [%0];"
+                         :: "r"(bar_addr) : "memory");
+        }
+        asm volatile("{\n.reg .pred done;\nmf_tc_wait:\n"
+                     "mbarrier.try_wait.parity.shared::cta.b64 done, [%0], %1;\n"
+                     "@!done bra mf_tc_wait;\n}\n" :: "r"(bar_addr), "r"(phase) : "memory");
+        asm volatile("tcgen05.fence::after_thread_sync;" ::: "memory");
+        mf_tcgen05_ld_d<W>(r, tmem + quarter);
+#pragma unroll
+        for (int e = 0; e < W::RD; e++) {
+            int row, col;
+            mf_frag_pos(&L, warp, lane, e, &row, &col);
+            mf_st_elem<W::ED>(D + t * (W::M * W::N * W::ED) + (size_t)(row * W::N + col) * W::ED, r[e]);
+        }
+        asm volatile("tcgen05.fence::before_thread_sync;" ::: "memory");
+        __syncthreads();   /* shared and tensor memory are free for the next tile */
+        asm volatile("tcgen05.fence::after_thread_sync;" ::: "memory");
+    }
+    if (warp == 0)
+        asm volatile("tcgen05.dealloc.cta_group::1.sync.aligned.b32 %0, %1;" :: "r"(tmem), "r"((unsigned)W::TMEM_COLS)
+                     : "memory");
+#else
+    (void)g;
+#endif
+}
+
 #endif

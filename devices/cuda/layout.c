@@ -87,8 +87,13 @@ mf_ptx_kind mf_ptx_kind_of(const mf_instr *in, const char **why)
         return MF_PTX_WGMMA;
     }
     if (!strncmp(in->qualifier, "tcgen05.", 8)) {
-        *why = "no tcgen05 wrapper yet (tensor-memory kernels)";
-        return MF_PTX_NONE;
+        /* tcgen05.mma, cta_group::1: the kinds of mf_tcgen05_kind at the
+         * canonical shapes (M = 64 dense, M = 128 block-scaled, N = 8) */
+        if (!mf_tcgen05_kind(in) || !((in->m == 64 && !in->n_scales) || (in->m == 128 && in->n_scales)) || in->n != 8) {
+            *why = "no tcgen05 wrapper for this kind or shape";
+            return MF_PTX_NONE;
+        }
+        return MF_PTX_TCGEN05;
     }
     if (in->sparse) {
         /* mma.sp, row.col, m16n8: f16/bf16 k16/k32, tf32 k8/k16, s8/u8 k32/k64,
@@ -418,9 +423,95 @@ int mf_wrap_shape_of(const mf_instr *in, const mf_variant *v, mf_wrap_shape *out
         out->sp_group = in->sp_group;
         out->sel = v->sel;
         return 0;
+    case MF_PTX_TCGEN05: {
+        /* layout.h, "tcgen05": D in tensor memory, read by the 4 warps of the
+         * CTA; M = 64 as the wgmma D fragment (tcgen05.ld.16x256b.x1), M = 128
+         * row 32*warp + lane, register i = column i (tcgen05.ld.32x32b.x8) */
+        static const int cs3[3] = {1, 2, 4};
+        const char *kind = mf_tcgen05_kind(in);
+        if (v->n != in->n || v->a_reg)
+            return -1;
+        out->threads = 128;
+        if (in->m == 64) {
+            out->cd = cd_frag(8);
+            out->cd.w_row = 16;
+        } else {
+            out->cd = lay(4, 0, 1, 0, 3, NULL, cs3);
+            out->cd.w_row = 32;
+        }
+        out->idesc = mf_tcgen05_idesc(in, in->m, v->n);
+        out->scale_vec = in->n_scales;
+        out->a_bits = mf_format_get(in->fa)->bits;
+        out->b_bits = mf_format_get(in->fb)->bits;
+        int f8f6f4 = !strcmp(kind, "f8f6f4") || !strcmp(kind, "mxf8f6f4");
+        out->a_pad = f8f6f4 && out->a_bits < 8;
+        out->b_pad = f8f6f4 && out->b_bits < 8;
+        out->tmem_cols = in->n_scales ? 128 : 32;   /* a power of two >= 32: D (and the scales) */
+        return 0;
+    }
     default:
         return -1;
     }
+}
+
+const char *mf_tcgen05_kind(const mf_instr *in)
+{
+    if (strncmp(in->qualifier, "tcgen05.", 8))
+        return NULL;
+    int fp8to4a = in->fa == MF_FMT_E4M3 || in->fa == MF_FMT_E5M2 || in->fa == MF_FMT_E3M2 || in->fa == MF_FMT_E2M3 ||
+                  in->fa == MF_FMT_E2M1;
+    int fp8to4b = in->fb == MF_FMT_E4M3 || in->fb == MF_FMT_E5M2 || in->fb == MF_FMT_E3M2 || in->fb == MF_FMT_E2M3 ||
+                  in->fb == MF_FMT_E2M1;
+    if (in->n_scales) {
+        if (in->fd != MF_FMT_F32)
+            return NULL;
+        if (in->k == 32 && in->block == 32 && in->fs == MF_FMT_UE8M0 && fp8to4a && fp8to4b)
+            return "mxf8f6f4";
+        if (in->k == 64 && in->fa == MF_FMT_E2M1 && in->fb == MF_FMT_E2M1 && in->block == 32 && in->fs == MF_FMT_UE8M0)
+            return "mxf4";
+        if (in->k == 64 && in->fa == MF_FMT_E2M1 && in->fb == MF_FMT_E2M1 && in->block == 16 &&
+            (in->fs == MF_FMT_UE8M0 || in->fs == MF_FMT_UE4M3))
+            return "mxf4nvf4";
+        return NULL;
+    }
+    if (in->fd != MF_FMT_F32 && in->fd != MF_FMT_F16)
+        return NULL;
+    if (in->fa == MF_FMT_TF32 && in->fb == MF_FMT_TF32 && in->k == 8 && in->fd == MF_FMT_F32)
+        return "tf32";
+    if (is_16bit(in->fa) && is_16bit(in->fb) && in->k == 16)
+        return "f16";
+    if (fp8to4a && fp8to4b && in->k == 32)
+        return "f8f6f4";
+    return NULL;
+}
+
+/* The type codes of the instruction descriptor (layout.h). */
+static uint32_t tcgen05_type_code(const char *kind, mf_format f)
+{
+    if (!strcmp(kind, "mxf4") || !strcmp(kind, "mxf4nvf4"))
+        return 1;   /* E2M1 */
+    switch (f) {
+    case MF_FMT_F16: case MF_FMT_E4M3: return 0;
+    case MF_FMT_BF16: case MF_FMT_E5M2: return 1;
+    case MF_FMT_TF32: return 2;
+    case MF_FMT_E2M3: return 3;
+    case MF_FMT_E3M2: return 4;
+    default: return 5;   /* E2M1 */
+    }
+}
+
+uint32_t mf_tcgen05_idesc(const mf_instr *in, int m, int n)
+{
+    const char *kind = mf_tcgen05_kind(in);
+    if (!kind)
+        return 0;
+    uint32_t d = tcgen05_type_code(kind, in->fa) << 7 | tcgen05_type_code(kind, in->fb) << 10 |
+                 (uint32_t)(n >> 3) << 17 | (uint32_t)(m >> 4) << 24;
+    if (in->n_scales)
+        d |= (uint32_t)(in->fs == MF_FMT_UE8M0) << 23;
+    else
+        d |= (uint32_t)(in->fd == MF_FMT_F32) << 4;
+    return d;
 }
 
 /* The qualifier's text after "OP.mMnNkK." (the types). */
@@ -461,6 +552,15 @@ int mf_ptx_text(const mf_instr *in, const mf_variant *v, char *buf, size_t len)
         if (!t)
             return -1;
         n = snprintf(buf, len, "wgmma.mma_async.sp.sync.aligned.m%dn%dk%d%s", in->m, v->n, in->k, t);
+        break;
+    }
+    case MF_PTX_TCGEN05: {
+        /* the types go in the instruction descriptor, not the text */
+        const char *kind = mf_tcgen05_kind(in);
+        if (in->n_scales)
+            n = snprintf(buf, len, "tcgen05.mma.cta_group::1.kind::%s.block_scale.scale_vec::%dX", kind, in->n_scales);
+        else
+            n = snprintf(buf, len, "tcgen05.mma.cta_group::1.kind::%s", kind);
         break;
     }
     default:
@@ -595,6 +695,24 @@ int mf_sass_expect(const mf_instr *in, const mf_variant *v, char *buf, size_t le
             n = snprintf(buf, len, "HGMMA.SP.64x%dx%d.%s%s%s", v->n, in->k, acc, *t ? "." : "", t);
         }
         break;
+    case MF_PTX_TCGEN05: {
+        /* ptxas 13.0 (cuobjdump of a kernel per kind, sm_100a and sm_103a):
+         * one opcode per kind, the types only in the descriptor: kind::f16 and
+         * tf32 UTCHMMA, f8f6f4 and mxf8f6f4 UTCQMMA, mxf4 and mxf4nvf4
+         * scale_vec::2X UTCOMMA (the same encoding), mxf4nvf4 scale_vec::4X
+         * UTCOMMA.4X on sm_100a, UTCOMMA.BLOCK16 on sm_103a (the same bits);
+         * kind::i8 (UTCIMMA) is refused for sm_103a and has no table row */
+        const char *kind = mf_tcgen05_kind(in);
+        if (!strcmp(kind, "f16") || !strcmp(kind, "tf32"))
+            n = snprintf(buf, len, "UTCHMMA");
+        else if (!strcmp(kind, "f8f6f4") || !strcmp(kind, "mxf8f6f4"))
+            n = snprintf(buf, len, "UTCQMMA");
+        else if (in->n_scales == 4)
+            n = snprintf(buf, len, "UTCOMMA.%s", in->arch == MF_ARCH_BLACKWELL ? "4X" : "BLOCK16");
+        else
+            n = snprintf(buf, len, "UTCOMMA");
+        break;
+    }
     default:
         return -1;
     }

@@ -62,8 +62,12 @@ typedef enum mf_ptx_kind {
     MF_PTX_WGMMA,     /* wgmma.mma_async, one warpgroup per tile (sm_90a) */
     MF_PTX_MMA_SP,    /* mma.sp.sync.aligned / mma.sp::ordered_metadata.sync.aligned,
                          one warp per tile: A packed (M x K/2), a metadata register */
-    MF_PTX_WGMMA_SP   /* wgmma.mma_async.sp, one warpgroup per tile (sm_90a): A packed
+    MF_PTX_WGMMA_SP,  /* wgmma.mma_async.sp, one warpgroup per tile (sm_90a): A packed
                          (M x K/2) in shared memory or registers, a metadata register */
+    MF_PTX_TCGEN05    /* tcgen05.mma.cta_group::1 (sm_100a, sm_103a), one CTA of 128
+                         threads per tile: A and B in shared memory, D in tensor memory,
+                         block scales (block-scaled kinds) in tensor memory; issued by
+                         one thread, completion through tcgen05.commit to an mbarrier */
 } mf_ptx_kind;
 
 /* Sparse mma and wgmma (PTX ISA 9.7.14.6 "Sparse matrix storage", "Matrix
@@ -157,6 +161,13 @@ typedef struct mf_wrap_shape {
                                 wgmma.sp: each warp's 16 rows) */
     int sp_group;            /* K positions per nibble (4, tf32 2, s4/u4 8) */
     int sel;                 /* the sparsity selector */
+    /* tcgen05 (MF_PTX_TCGEN05; 0 otherwise): */
+    uint32_t idesc;          /* the 32-bit instruction descriptor (mf_tcgen05_idesc) */
+    int scale_vec;           /* block-scaled kinds: scales a row (scale_vec::1X/2X/4X); else 0 */
+    int a_bits, b_bits;      /* bits of an A / B element in shared memory */
+    int a_pad, b_pad;        /* 1: sub-byte elements of kind::f8f6f4 / mxf8f6f4, 16 to a
+                                16-byte slot (mf_tcgen05_row_bit) */
+    int tmem_cols;           /* tensor-memory columns the CTA allocates */
 } mf_wrap_shape;
 
 /* The variants of an mma.sp row beyond the default (selector 0): "sel1",
@@ -286,6 +297,111 @@ static inline uint64_t mf_wgmma_desc(uint32_t smem_addr, uint32_t lbo, uint32_t 
     return (uint64_t)((smem_addr & 0x3FFFF) >> 4) | ((uint64_t)((lbo & 0x3FFFF) >> 4) << 16) |
            ((uint64_t)((sbo & 0x3FFFF) >> 4) << 32);
 }
+
+/* ------------------------------------------------------------ tcgen05 */
+
+/* tcgen05.mma (PTX ISA 9.7.16, "TensorCore 5th Generation Family
+ * Instructions"), cta_group::1, A and B from shared memory, D in tensor
+ * memory.  Written from the PTX ISA text; built and disassembled here, not
+ * yet run on a B200 or B300 (docs/new-gpu.md).
+ *
+ * The .kind of a row (its types are not part of the PTX text: they sit in
+ * the instruction descriptor): "f16" (f16/bf16 A and B), "tf32", "f8f6f4"
+ * (e4m3, e5m2, e3m2, e2m3, e2m1, A and B independent), "mxf8f6f4" (those
+ * with ue8m0 scales, a scale per 32 K: scale_vec::1X), "mxf4" (e2m1 K = 64,
+ * ue8m0 per 32: scale_vec::2X) and "mxf4nvf4" (e2m1 K = 64, ue8m0 or ue4m3
+ * per 16: scale_vec::4X).  NULL for other rows. */
+const char *mf_tcgen05_kind(const mf_instr *in);
+
+/* The 32-bit instruction descriptor of row `in` at tile M x N (PTX ISA
+ * "Instruction descriptor", the tables for .kind::f16/tf32/f8f6f4/i8 and for
+ * the block-scaled kinds): bits 4-5 D type (F16 0, F32 1; block-scaled: the
+ * scale-B id, 0), 7-9 A type, 10-12 B type (kind::f16: F16 0, BF16 1;
+ * kind::tf32: 2; kind::f8f6f4 and mxf8f6f4: E4M3 0, E5M2 1, E2M3 3, E3M2 4,
+ * E2M1 5; mxf4/mxf4nvf4: E2M1 1), 13/14 negate A/B (0), 15/16 transpose A/B
+ * (0: K-major), 17-22 N >> 3, 23 scale type (block-scaled: UE4M3 0, UE8M0
+ * 1), 24-28 M >> 4, 29-30 scale-A id (0); dense, no saturation.
+ * @return the descriptor, or 0 when `in` has no tcgen05 kind. */
+uint32_t mf_tcgen05_idesc(const mf_instr *in, int m, int n);
+
+/* An operand row in shared memory is 32 bytes of K (tf32 K = 8, f16 16, the
+ * 8/6/4-bit types of kind::f8f6f4 32, e2m1 of mxf4 64): the K-major, no-swizzle
+ * canonical layout of mf_wgmma_smem_offset with 32 bytes a row (LBO = 128,
+ * SBO = 256).  Within a row, element k's bit `bit` is at bit position
+ * mf_tcgen05_row_bit; sub-byte elements of kind::f8f6f4 and mxf8f6f4 are in
+ * the "unpacked" shared-memory form (PTX ISA "Packing format for sub-byte
+ * types"): 16 elements packed low bits first into the first 12 (e3m2, e2m3)
+ * or 8 (e2m1) bytes of each 16-byte slot, the rest padding (`padded` = 1);
+ * mxf4 and mxf4nvf4 take e2m1 packed two to a byte, low nibble first. */
+#if defined(__CUDACC__)
+__host__ __device__
+#endif
+static inline int mf_tcgen05_row_bit(int k, int bit, int bits, int padded)
+{
+    return padded ? (k / 16) * 128 + (k % 16) * bits + bit : k * bits + bit;
+}
+
+/* The inverse: the element whose bit *bit is at bit position p of a row, or
+ * -1 for a padding bit. */
+#if defined(__CUDACC__)
+__host__ __device__
+#endif
+static inline int mf_tcgen05_row_elem(int p, int bits, int padded, int *bit)
+{
+    if (padded) {
+        int slot = p / 128, o = p % 128;
+        if (o >= 16 * bits)
+            return -1;
+        *bit = o % bits;
+        return slot * 16 + o / bits;
+    }
+    *bit = p % bits;
+    return p / bits;
+}
+
+#define MF_TCGEN05_ROW_BYTES 32
+#define MF_TCGEN05_LBO 128u
+#define MF_TCGEN05_SBO 256u
+
+/* The shared-memory matrix descriptor of tcgen05 (PTX ISA "Shared memory
+ * descriptor" of tcgen05; DOMAIN section 8): as wgmma's (start address, LBO,
+ * SBO each (x & 0x3FFFF) >> 4 at bits 0, 16, 32), plus the fixed constant
+ * 0b001 at bits 46-48; base offset 0, absolute LBO mode 0, no swizzle (bits
+ * 61-63 = 0). */
+#if defined(__CUDACC__)
+__host__ __device__
+#endif
+static inline uint64_t mf_tcgen05_desc(uint32_t smem_addr, uint32_t lbo, uint32_t sbo)
+{
+    return mf_wgmma_desc(smem_addr, lbo, sbo) | ((uint64_t)1 << 46);
+}
+
+/* D in tensor memory (PTX ISA "Data path layout organization", cta_group::1):
+ * M = 128: D row r at lane r, column c at column c; read with
+ * tcgen05.ld.32x32b.x8 (warp w reaches lanes 32w..32w+31: thread t of warp w
+ * holds row 32w + t, register i column i), N = 8.
+ * M = 64: D row r at lane 32*(r / 16) + r % 16 (16 lanes of each warp's
+ * quarter); read with tcgen05.ld.16x256b.x1: thread t of warp w holds in
+ * register i lane 32w + t/4 + 8*(i/2), column 2*(t%4) + i%2, i.e. row
+ * 16w + t/4 + 8*(i/2): the wgmma D fragment.  Every element is a 32-bit
+ * word; an f16 D in its low 16 bits.  The layouts are mf_wrap_shape.cd. */
+
+/* Block scales in tensor memory (PTX ISA "Matrix fragments for
+ * tcgen05.mma.block_scale": scale factor A and B): the scales of row r of A
+ * (column r of B) are one 32-bit word, scale of K block j in byte j (1X: one
+ * byte, 2X: two, 4X: four), at column r / 32 of the scale area and lane r %
+ * 32 of each of the four 32-lane quarters (the same word in all four).
+ * Written by each warp into its own quarter with tcgen05.st.32x32b.x1. */
+#if defined(__CUDACC__)
+__host__ __device__
+#endif
+static inline void mf_tcgen05_sf_pos(int r, int *col, int *lane)
+{
+    *col = r / 32;
+    *lane = r % 32;
+}
+#define MF_TCGEN05_SFA_COL 32   /* columns of the allocation: D at 0, scales of A, of B */
+#define MF_TCGEN05_SFB_COL 64
 
 #ifdef __cplusplus
 }

@@ -9,7 +9,8 @@ one line per wrapper kernel with the SASS opcode its table row must compile to
 library holding them).  cuobjdump (no GPU needed; on PATH, in NVDISASM/CUOBJDUMP env vars,
 or from the PyPI package nvidia-cuda-cuobjdump with nvidia-cuda-nvdisasm)
 disassembles it; every wrapper must contain its expected opcode and no other
-matrix opcode family (HMMA/HGMMA/QGMMA/QMMA/DMMA/IMMA/IGMMA/BMMA/BGMMA).
+matrix opcode family (HMMA/HGMMA/QGMMA/QMMA/DMMA/IMMA/IGMMA/BMMA/BGMMA, and
+tcgen05's UTCHMMA/UTCQMMA/UTCIMMA/UTCOMMA, whose opcode must match whole).
 
 Exit 0: all match; 1: a mismatch; 77: the wrappers were not built (no CUDA
 toolkit at build time), so there is nothing to check.
@@ -101,7 +102,8 @@ def main():
             continue
         if func:
             kernel[func].append(line)
-        m = re.search(r"\b((?:HMMA|HGMMA|QGMMA|QMMA|DMMA|IMMA|IGMMA|BMMA|BGMMA)\.[0-9A-Za-z.x]+)", line)
+        m = re.search(r"\b((?:HMMA|HGMMA|QGMMA|QMMA|DMMA|IMMA|IGMMA|BMMA|BGMMA)\.[0-9A-Za-z.x]+"
+                      r"|UTC[HQIO]MMA(?:\.[0-9A-Za-z.x]+)?)", line)
         if m and func:
             ops[func].add(m.group(1))
             lines[func].append(line[m.start():])
@@ -118,7 +120,8 @@ def main():
         if found is None:
             print("FAIL %s (%s %s): kernel %s not in the SASS" % (instr, variant, target, sym))
             fails += 1
-        elif not any(op == expect or op.startswith(expect + ".") for op in found):
+        elif not any(op == expect or (op.startswith(expect + ".") and not expect.startswith("UTC")) for op in found):
+            # tcgen05 (UTC*MMA): the whole opcode, so that UTCOMMA does not pass for UTCOMMA.4X
             print("FAIL %s (%s %s): expected %s, SASS has %s" % (instr, variant, target, expect, sorted(found) or "none"))
             fails += 1
         elif any(op.split(".")[0] != family for op in found):

@@ -9,7 +9,10 @@
  *     mma.m16n8k*" and the wgmma register fragments; shared/DOMAIN.md
  *     section 8 quotes the main ones);
  *  3. the wgmma shared-memory layout is a bijection onto the operand bytes, and
- *     the descriptor puts the fields at the bits DOMAIN section 8 lists.
+ *     the descriptor puts the fields at the bits DOMAIN section 8 lists;
+ *  4. tcgen05: D in tensor memory, the operand row images, the scale
+ *     positions, and the shared-memory and instruction descriptors
+ *     (check_tcgen05).
  * Expected values come from those documents, not from layout.c.
  */
 #include "layout.h"
@@ -445,9 +448,98 @@ static int check_wgmma_sp(const mf_instr *in)
     return checked;
 }
 
+/* tcgen05 (layout.h), from the PTX ISA text, not from layout.c:
+ *  - D of M = 64 read by tcgen05.ld.16x256b.x1: thread t of warp w, register
+ *    i: TMEM lane 32w + t/4 + 8*(i/2), column 2*(t%4) + i%2; data path layout
+ *    of M = 64, cta_group::1: D row r at lane 32*(r/16) + r%16; so row 16w +
+ *    t/4 + 8*(i/2).  M = 128 by tcgen05.ld.32x32b.x8: lane 32w + t = row,
+ *    register i = column i;
+ *  - the row image: every bit of every element lands once, inside the 32
+ *    bytes, padding bits are those the PTX "unpacked" form leaves empty (the
+ *    last 4 bytes of each 16-byte slot for e3m2/e2m3, the last 8 for e2m1);
+ *  - the instruction descriptor, bit by bit, for rows written out here. */
+static void tcgen05_d_pos(int m, int warp, int lane, int i, int *row, int *col)
+{
+    if (m == 64) {
+        *row = 16 * warp + lane / 4 + 8 * (i / 2);
+        *col = 2 * (lane % 4) + i % 2;
+    } else {
+        *row = 32 * warp + lane;
+        *col = i;
+    }
+}
+
+static void check_tcgen05_row_image(int bits, int padded, int K)
+{
+    int hit[256] = {0};
+    for (int k = 0; k < K; k++)
+        for (int b = 0; b < bits; b++) {
+            int p = mf_tcgen05_row_bit(k, b, bits, padded), eb = -1;
+            EXPECT(p >= 0 && p < 256, "tcgen05 row image (%d bits, pad %d): element %d bit %d at %d", bits, padded, k, b, p);
+            if (p < 0 || p >= 256)
+                continue;
+            hit[p]++;
+            EXPECT(mf_tcgen05_row_elem(p, bits, padded, &eb) == k && eb == b,
+                   "tcgen05 row image (%d bits): the inverse of element %d bit %d", bits, k, b);
+            /* PTX: 16 elements low bits first into the first 2*bits bytes of each 16-byte slot */
+            int want = padded ? (k / 16) * 128 + (k % 16) * bits + b : k * bits + b;
+            EXPECT(p == want, "tcgen05 row image (%d bits, pad %d): element %d bit %d at %d, PTX %d", bits, padded, k, b, p,
+                   want);
+        }
+    for (int p = 0; p < 256; p++) {
+        int used = !padded || p % 128 < 16 * bits, eb;
+        EXPECT(hit[p] == used, "tcgen05 row image (%d bits, pad %d): bit %d hit %d times", bits, padded, p, hit[p]);
+        if (!used)
+            EXPECT(mf_tcgen05_row_elem(p, bits, padded, &eb) == -1, "padding bit %d not padding", p);
+    }
+}
+
+static int check_tcgen05(const mf_instr *in)
+{
+    mf_variant var;
+    mf_wrap_shape s;
+    EXPECT(!mf_variant_parse(in, "", &var) && !mf_wrap_shape_of(in, &var, &s), "%s: no tcgen05 shape", in->name);
+    EXPECT(mf_variant_parse(in, "n256", &var) != 0, "%s: tcgen05 takes no variant", in->name);
+    mf_variant_parse(in, "", &var);
+    mf_wrap_shape_of(in, &var, &s);
+    EXPECT(s.threads == 128 && s.n == 8 && (in->n_scales ? in->m == 128 : in->m == 64), "%s: shape", in->name);
+    int hit[128 * 8] = {0};
+    for (int th = 0; th < 128; th++)
+        for (int e = 0; e < (1 << s.cd.nbits); e++) {
+            int r, c, er, ec;
+            mf_frag_pos(&s.cd, th >> 5, th & 31, e, &r, &c);
+            tcgen05_d_pos(in->m, th >> 5, th & 31, e, &er, &ec);
+            EXPECT(r == er && c == ec, "%s D: thread %d register %d at (%d,%d), PTX (%d,%d)", in->name, th, e, r, c, er, ec);
+            if (r >= 0 && r < in->m && c >= 0 && c < 8)
+                hit[r * 8 + c]++;
+        }
+    for (int i = 0; i < in->m * 8; i++)
+        EXPECT(hit[i] == 1, "%s D: (%d,%d) hit %d times", in->name, i / 8, i % 8, hit[i]);
+    /* K elements fill the 32-byte row exactly (padded sub-byte: 16 to a 16-byte slot) */
+    int per_slot_a = s.a_pad ? 16 : 128 / s.a_bits, per_slot_b = s.b_pad ? 16 : 128 / s.b_bits;
+    EXPECT(in->k == 2 * per_slot_a && in->k == 2 * per_slot_b, "%s: K = %d does not fill 32 bytes", in->name, in->k);
+    check_tcgen05_row_image(s.a_bits, s.a_pad, in->k);
+    check_tcgen05_row_image(s.b_bits, s.b_pad, in->k);
+    /* scales: rows 0..M-1 (and 0..7 of B) onto distinct (column, lane) */
+    if (in->n_scales) {
+        int sh[4 * 32] = {0};
+        for (int r = 0; r < in->m; r++) {
+            int c, l;
+            mf_tcgen05_sf_pos(r, &c, &l);
+            EXPECT(c == r / 32 && l == r % 32, "%s: scale row %d at column %d lane %d", in->name, r, c, l);
+            if (c >= 0 && c < 4 && l >= 0 && l < 32)
+                sh[c * 32 + l]++;
+        }
+        for (int i = 0; i < 128; i++)
+            EXPECT(sh[i] == 1, "%s: scale slot %d hit %d times", in->name, i, sh[i]);
+        EXPECT(s.scale_vec == in->k / in->block && s.tmem_cols == 128, "%s: scale_vec %d", in->name, s.scale_vec);
+    }
+    return 1;
+}
+
 int main(void)
 {
-    int rows_checked = 0;
+    int rows_checked = 0, tcgen05_rows = 0;
     for (size_t i = 0; i < mf_instr_count; i++) {
         const mf_instr *in = &mf_instr_table[i];
         mf_ptx_kind kind = mf_ptx_kind_of(in, NULL);
@@ -459,6 +551,11 @@ int main(void)
         }
         if (kind == MF_PTX_WGMMA_SP) {
             rows_checked += check_wgmma_sp(in);
+            continue;
+        }
+        if (kind == MF_PTX_TCGEN05) {
+            rows_checked += check_tcgen05(in);
+            tcgen05_rows++;
             continue;
         }
         for (int v = 0; kind == MF_PTX_WGMMA ? mf_wgmma_variants[v] != NULL : v == 0; v++) {
@@ -682,6 +779,64 @@ int main(void)
                "s4 m16n8k128 takes selector 0 only");
         EXPECT(mf_variant_parse(mf_instr_find("hopper/mma.sp.m16n8k64.s32.u4.u4.s32"), "sel1", &bad) == 0,
                "s4 m16n8k64 takes selector 1");
+    }
+    /* tcgen05: every Blackwell tcgen05 row of the table is wrapped (84 rows:
+     * tf32, f16/bf16, the 25 f8f6f4 pairs x f32/f16 D, 25 mxf8f6f4 pairs,
+     * mxf4, mxf4nvf4 with ue8m0 and ue4m3) */
+    {
+        int bw = 0;
+        for (size_t i = 0; i < mf_instr_count; i++)
+            bw += mf_instr_table[i].arch == MF_ARCH_BLACKWELL && !strncmp(mf_instr_table[i].qualifier, "tcgen05.", 8);
+        EXPECT(bw == 84, "%d blackwell tcgen05 rows", bw);
+        EXPECT(tcgen05_rows >= bw, "%d tcgen05 rows wrapped of %d", tcgen05_rows, bw);
+    }
+    /* descriptor: the wgmma fields plus 0b001 at bits 46-48 (PTX ISA, tcgen05 shared memory descriptor) */
+    EXPECT(mf_tcgen05_desc(0x1230, 128, 256) == ((uint64_t)0x123 | ((uint64_t)8 << 16) | ((uint64_t)16 << 32) |
+                                                 ((uint64_t)1 << 46)),
+           "tcgen05 descriptor 0x%llx", (unsigned long long)mf_tcgen05_desc(0x1230, 128, 256));
+    /* instruction descriptors written out from the PTX ISA tables (layout.h), PTX text, SASS (ptxas 13.0) */
+    static const struct {
+        const char *row;
+        unsigned idesc;
+        const char *ptx, *sass;
+    } tc[] = {
+        /* f16: D F32 (1 << 4), A F16 0, B BF16 1 << 10, N 8 >> 3 = 1 << 17, M 64 >> 4 = 4 << 24 */
+        {"blackwell/tcgen05.mma.m64n8k16.f32.f16.bf16", (1u << 4) | (1u << 10) | (1u << 17) | (4u << 24),
+         "tcgen05.mma.cta_group::1.kind::f16", "UTCHMMA"},
+        /* f16 D: dtype 0 */
+        {"blackwell/tcgen05.mma.m64n8k16.f16.f16.f16", (1u << 17) | (4u << 24), "tcgen05.mma.cta_group::1.kind::f16",
+         "UTCHMMA"},
+        /* tf32: A and B 2 */
+        {"blackwell/tcgen05.mma.m64n8k8.f32.tf32.tf32", (1u << 4) | (2u << 7) | (2u << 10) | (1u << 17) | (4u << 24),
+         "tcgen05.mma.cta_group::1.kind::tf32", "UTCHMMA"},
+        /* f8f6f4: E3M2 4, E2M1 5 */
+        {"blackwell/tcgen05.mma.m64n8k32.f16.e3m2.e2m1", (4u << 7) | (5u << 10) | (1u << 17) | (4u << 24),
+         "tcgen05.mma.cta_group::1.kind::f8f6f4", "UTCQMMA"},
+        /* mxf8f6f4: E5M2 1, E2M3 3, UE8M0 (1 << 23), M 128 >> 4 = 8 << 24 */
+        {"blackwell/tcgen05.mma.block_scale.m128n8k32.block32.f32.e5m2.e2m3.ue8m0",
+         (1u << 7) | (3u << 10) | (1u << 17) | (1u << 23) | (8u << 24),
+         "tcgen05.mma.cta_group::1.kind::mxf8f6f4.block_scale.scale_vec::1X", "UTCQMMA"},
+        /* mxf4: E2M1 is 1 in the mxf4 kinds */
+        {"blackwell/tcgen05.mma.block_scale.m128n8k64.block32.f32.e2m1.e2m1.ue8m0",
+         (1u << 7) | (1u << 10) | (1u << 17) | (1u << 23) | (8u << 24),
+         "tcgen05.mma.cta_group::1.kind::mxf4.block_scale.scale_vec::2X", "UTCOMMA"},
+        /* mxf4nvf4 with UE4M3 scales: bit 23 clear */
+        {"blackwell/tcgen05.mma.block_scale.m128n8k64.block16.f32.e2m1.e2m1.ue4m3",
+         (1u << 7) | (1u << 10) | (1u << 17) | (8u << 24),
+         "tcgen05.mma.cta_group::1.kind::mxf4nvf4.block_scale.scale_vec::4X", "UTCOMMA.4X"},
+    };
+    for (size_t q = 0; q < sizeof tc / sizeof tc[0]; q++) {
+        const mf_instr *ri = mf_instr_find(tc[q].row);
+        char sass[96] = "";
+        mf_wrap_shape s;
+        EXPECT(ri && mf_ptx_kind_of(ri, NULL) == MF_PTX_TCGEN05 && !mf_variant_parse(ri, "", &v) &&
+                   !mf_wrap_shape_of(ri, &v, &s) && s.idesc == tc[q].idesc,
+               "%s: instruction descriptor 0x%08x, PTX ISA 0x%08x", tc[q].row, ri ? mf_tcgen05_idesc(ri, ri->m, 8) : 0,
+               tc[q].idesc);
+        EXPECT(ri && !mf_ptx_text(ri, &v, buf, sizeof buf) && !strcmp(buf, tc[q].ptx), "%s: PTX text '%s', expected '%s'",
+               tc[q].row, buf, tc[q].ptx);
+        EXPECT(ri && !mf_sass_expect(ri, &v, sass, sizeof sass) && !strcmp(sass, tc[q].sass),
+               "%s: SASS '%s', expected '%s'", tc[q].row, sass, tc[q].sass);
     }
     EXPECT(mf_ptx_kind_of(mf_instr_find("volta/mma.m8n8k4.f32.f16.f16.f32"), NULL) == MF_PTX_NONE,
            "volta must stay model-only");

@@ -248,7 +248,12 @@ devices_summary)
     grep -q 'devices -v' d.out || bad "devices does not say how to list every instruction"
     # -v adds one line per NVIDIA instruction
     "$EXE" devices -v >v.out 2>&1 || bad "devices -v failed"
-    nv=$(grep -vc '\[hip ' l.out)
+    # NVIDIA rows: those of the architectures whose vendor (list --summary) is NVIDIA
+    # (an AMD architecture without a HIP target, as cdna4, shows no "[hip ...]")
+    nv=0
+    for a in $("$EXE" list --summary | awk '$2 == "NVIDIA" {print $1}'); do
+        nv=$((nv + $(grep -c "^$a/" l.out)))
+    done
     got=$(grep -Ec '^[a-z0-9_]+/' v.out)
     [ "$got" = "$nv" ] || bad "devices -v lists $got NVIDIA instructions, list has $nv"
     # --json: every instruction, the architectures' counts, the device counts

@@ -46,24 +46,27 @@ static void check_architectures(void)
                       ai->target, ai->cuda_archs);
             }
         } else {
-            CHECK(ai->target && !strcmp(ai->target, ai->hip_target), "%s: AMD target is not its HIP target",
-                  ai->name);
+            /* an AMD arch with a target builds it with HIP; without one (cdna4: no
+             * compiler here targets gfx950) it says why */
+            CHECK(ai->target ? !strcmp(ai->target, ai->hip_target) : !*ai->hip_target && *ai->no_target_why,
+                  "%s: AMD target is not its HIP target", ai->name);
             CHECK(!*ai->cuda_archs, "%s: an AMD arch with CUDA archs", ai->name);
         }
     }
     CHECK(mf_arch_get(MF_ARCH_COUNT) == NULL, "mf_arch_get past the end");
     /* compute capabilities (NVIDIA's list): 7.5 Turing, 8.0/8.6/8.7 Ampere,
-     * 8.9 Ada, 9.0 Hopper, 10.x Blackwell, 12.x RTX Blackwell; 6.1 none */
+     * 8.9 Ada, 9.0 Hopper, 10.0 Blackwell (B200), 10.3 Blackwell Ultra (B300),
+     * 12.x RTX Blackwell; 6.1 none */
     static const struct { int major, minor; mf_arch arch; } ccs[] = {
         {7, 5, MF_ARCH_TURING}, {8, 0, MF_ARCH_AMPERE}, {8, 6, MF_ARCH_AMPERE}, {8, 7, MF_ARCH_AMPERE},
-        {8, 9, MF_ARCH_ADA}, {9, 0, MF_ARCH_HOPPER}, {10, 0, MF_ARCH_BLACKWELL}, {10, 3, MF_ARCH_BLACKWELL},
+        {8, 9, MF_ARCH_ADA}, {9, 0, MF_ARCH_HOPPER}, {10, 0, MF_ARCH_BLACKWELL}, {10, 3, MF_ARCH_BLACKWELL_ULTRA},
         {12, 0, MF_ARCH_RTX_BLACKWELL}, {12, 1, MF_ARCH_RTX_BLACKWELL}, {6, 1, MF_ARCH_COUNT}, {9, 1, MF_ARCH_COUNT},
     };
     for (size_t i = 0; i < sizeof ccs / sizeof ccs[0]; i++)
         CHECK(mf_arch_by_cuda_cc(ccs[i].major, ccs[i].minor) == ccs[i].arch, "compute capability %d.%d",
               ccs[i].major, ccs[i].minor);
     char names[256];
-    CHECK(!strcmp(mf_arch_list(MF_VENDOR_AMD, names, sizeof names), "cdna1, cdna2, cdna3"), "AMD list: %s", names);
+    CHECK(!strcmp(mf_arch_list(MF_VENDOR_AMD, names, sizeof names), "cdna1, cdna2, cdna3, cdna4"), "AMD list: %s", names);
     CHECK(!mf_arch_is_amd(MF_ARCH_COUNT) && !mf_arch_is_amd((mf_arch)(MF_ARCH_COUNT + 5)),
           "an arch past the table is AMD");
 }

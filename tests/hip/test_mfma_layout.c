@@ -181,12 +181,16 @@ static void check_builtin_names(void)
 
 int main(void)
 {
-    int rows = 0, domain = 0;
+    int rows = 0, domain = 0, model_only = 0;
     char err[256];
     for (size_t r = 0; r < mf_instr_count; r++) {
         const mf_instr *in = &mf_instr_table[r];
         if (!mf_arch_is_amd(in->arch))
             continue;
+        if (!mf_arch_get(in->arch)->hip_target[0]) {   /* no compiler targets it: no wrapper, no layout (cdna4) */
+            model_only++;
+            continue;
+        }
         rows++;
         mf_mfma_info x;
         mf_mfma_layouts L;
@@ -207,7 +211,7 @@ int main(void)
     CHECK(rows > 0, "the table has no AMD rows");
     CHECK(domain > 0, "no 16x16x16 row was checked against DOMAIN.md section 8");
     printf("%d AMD rows: layouts bijective and equal to the calculator's formulas; %d rows vs DOMAIN 8; "
-           "%d failure(s)\n",
-           rows, domain, failures);
+           "%d failure(s); %d rows of architectures no compiler here targets (model only) not laid out\n",
+           rows, domain, failures, model_only);
     return failures ? 1 : 0;
 }

@@ -729,17 +729,18 @@ static run_err select_campaign(const run_opts *o, mf_device *dev, run_instr **ou
     return RUN_OK;
 }
 
-/* --verify: gpu when asked, or by default on a CUDA device whose build has
- * the device-code model and that can verify every instruction; else host. */
+/* --verify: gpu when asked, or by default on a device that verifies on
+ * itself (a CUDA device whose build has the device-code model) and can
+ * verify every instruction; else host.  The device says what it can do
+ * (mf_device_verifies, mf_device_can_verify). */
 static run_err choose_verify(const run_opts *o, mf_device *dev, const run_instr *ri, int ni)
 {
     run_opts *w = (run_opts *)o;  /* the decision is part of the options from here on */
-    const mf_device_info *di = mf_device_get_info(dev);
     int want_gpu = o->verify && !strcmp(o->verify, "gpu"), want_host = o->verify && !strcmp(o->verify, "host");
     w->verify_gpu = 0;
     if (want_host)
         return RUN_OK;
-    if (want_gpu && di->backend != MF_BACKEND_CUDA) {
+    if (want_gpu && !mf_device_verifies(dev)) {
         fprintf(stderr, "mmafuzz run: --verify gpu needs a CUDA device (--device cuda[:N|:all|:N,M]); %s checks its "
                         "cases on the host (--verify host)\n", o->device);
         return RUN_ERR_USAGE;
@@ -755,7 +756,7 @@ static run_err choose_verify(const run_opts *o, mf_device *dev, const run_instr 
             return RUN_OK;  /* the default: host for all when one cannot (one pipeline per run) */
         }
     }
-    w->verify_gpu = di->backend == MF_BACKEND_CUDA;
+    w->verify_gpu = mf_device_verifies(dev);
     return RUN_OK;
 }
 
@@ -1428,14 +1429,7 @@ run_err run_loop(const run_opts *o, mf_device *dev, run_instr *ri, int ni, long 
     }
     {
         const mf_device_info *info = mf_device_get_info(dev);
-        const char *vis = getenv("CUDA_VISIBLE_DEVICES");
-        if (!vis || !*vis)
-            vis = getenv("HIP_VISIBLE_DEVICES");
-        if (info->backend == MF_BACKEND_MODEL)
-            snprintf(rs.gpu, sizeof rs.gpu, "%s (a model, no hardware)", info->name);
-        else
-            snprintf(rs.gpu, sizeof rs.gpu, "%s %s index %d%s%s", info->name, info->arch, info->index,
-                     vis && *vis ? " visible-devices " : "", vis && *vis ? vis : "");
+        mf_device_describe(dev, rs.gpu, sizeof rs.gpu);
         snprintf(rs.gpu_uuid, sizeof rs.gpu_uuid, "%s", info->uuid);
         snprintf(rs.gpu_pci, sizeof rs.gpu_pci, "%s", info->pci_bus_id);
     }

@@ -248,7 +248,8 @@ static int hip_can_verify(const mf_device *dev, const mf_instr *in, const char *
 }
 
 static const mf_device_ops hip_ops = {hip_close, hip_supports,   hip_tile_shape, hip_run_tiles, NULL,
-                                     NULL,      hip_can_verify, NULL,           NULL,          NULL};
+                                     NULL,      hip_can_verify, NULL,           NULL,          NULL,
+                                     NULL};
 
 /* The GPU's UUID (hipDeviceGetUuid), or "" when the runtime does not tell.
  * ROCm fills the 16 bytes with the ASCII hex digits of the GPU's unique id,

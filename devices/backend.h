@@ -25,13 +25,17 @@ typedef struct mf_device_ops {
      * writes fastest (page-locked for CUDA). */
     void *(*host_alloc)(mf_device *dev, size_t bytes);
     void (*host_free)(mf_device *dev, void *p);
-    /* Optional (NULL: not supported; mf_device.h says why): verification
-     * on the device itself, and the GPUs behind one device. */
+    /* Optional (NULL: not supported): verification on the device itself
+     * (can_verify says why a row is not verified there: every backend
+     * sets it), and the GPUs behind one device. */
     int (*can_verify)(const mf_device *dev, const mf_instr *in, const char *variant, const mf_instr *model,
                       const char **why);
     int (*verify_tiles)(mf_device *dev, const mf_verify_req *rq, mf_verify_res *res, char *err, size_t errlen);
     int (*gpu_count)(const mf_device *dev);
     const char *(*gpu_uuid)(const mf_device *dev, int g);
+    /* Optional (NULL: name, architecture, index and the visible-devices
+     * setting): mf_device_describe. */
+    void (*describe)(const mf_device *dev, char *buf, size_t len);
 } mf_device_ops;
 
 struct mf_device {
@@ -49,6 +53,32 @@ int mf_cuda_backend_open_list(const int *idx, int n, mf_device *dev, char *err, 
 int mf_hip_backend_count(void);
 int mf_hip_backend_open(int index, mf_device *dev, char *err, size_t errlen);
 int mf_model_backend_open(const char *arch, mf_device *dev, char *err, size_t errlen);
+
+/* The backend registry (device.c): each backend with device wrappers, its
+ * spec prefix, how many devices it has, and what its wrappers make of a
+ * table row, asked without a device (`list`, `devices`, the model backend's
+ * operand forms).  The form entries are plain C, built with or without the
+ * backend's toolchain: cuda/cuda_form.c, hip/hip_form.c. */
+typedef struct mf_backend_entry {
+    mf_backend id;
+    const char *name;  /* "cuda", "hip" */
+    int (*count)(void);
+    /* 1 if row `in` is this backend's (its architecture), *out filled
+     * (form NULL with why when it stays model-only); 0 otherwise. */
+    int (*form_of)(const mf_instr *in, mf_device_form *out);
+    /* The model row of operand-form variant `variant` of row `in` (its
+     * arithmetic, the default tile shape).  @return 0, or -1 when `variant`
+     * is no operand form of the row.  NULL: the backend has no such forms. */
+    int (*form_row)(const mf_instr *in, const char *variant, mf_instr *out);
+} mf_backend_entry;
+int mf_cuda_form_of(const mf_instr *in, mf_device_form *out);
+int mf_cuda_form_row(const mf_instr *in, const char *variant, mf_instr *out);
+int mf_hip_form_of(const mf_instr *in, mf_device_form *out);
+
+/* The model row of an operand-form variant of row `in`, as the backend that
+ * wraps the row defines the form (mf_backend_entry.form_row).  @return 0, or
+ * -1 when no backend has such a variant of the row. */
+int mf_backend_form_row(const mf_instr *in, const char *variant, mf_instr *out);
 
 /* A GPU's 16 UUID bytes as nvidia-smi -L prints them:
  * "GPU-" 8-4-4-4-12 lower-case hex digits (out: at least 41 bytes). */

@@ -3,7 +3,6 @@
  * every backend (mf_device.h).
  */
 #include "backend.h"
-#include "cuda/layout.h"   /* the CUDA wrappers' forms (plain C, built without a toolkit too) */
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -69,13 +68,27 @@ int mf_hip_backend_open(int index, mf_device *dev, char *err, size_t errlen)
 }
 #endif
 
+/* The backends with device wrappers (backend.h), indexed by mf_backend. */
+static const mf_backend_entry backends[] = {
+    {MF_BACKEND_CUDA, "cuda", mf_cuda_backend_count, mf_cuda_form_of, mf_cuda_form_row},
+    {MF_BACKEND_HIP, "hip", mf_hip_backend_count, mf_hip_form_of, NULL},
+};
+enum { NBACKENDS = sizeof backends / sizeof backends[0] };
+_Static_assert((int)NBACKENDS == (int)MF_BACKEND_MODEL, "one entry per backend with wrappers, in mf_backend order");
+
+const char *mf_backend_name(int b) { return b >= 0 && b < NBACKENDS ? backends[b].name : NULL; }
+
+int mf_backend_by_name(const char *name)
+{
+    for (int b = 0; b < NBACKENDS; b++)
+        if (!strcmp(name, backends[b].name))
+            return b;
+    return !strcmp(name, "model") ? MF_BACKEND_MODEL : -1;
+}
+
 int mf_device_count(mf_backend b)
 {
-    switch (b) {
-    case MF_BACKEND_CUDA: return mf_cuda_backend_count();
-    case MF_BACKEND_HIP: return mf_hip_backend_count();
-    default: return MF_ARCH_COUNT;
-    }
+    return (int)b >= 0 && (int)b < NBACKENDS ? backends[b].count() : MF_ARCH_COUNT;
 }
 
 int mf_device_open(const char *spec, mf_device **out, char *err, size_t errlen)
@@ -222,11 +235,11 @@ int mf_device_can_verify(const mf_device *dev, const mf_instr *in, const char *v
     if (dev->ops->can_verify)
         return dev->ops->can_verify(dev, in, variant, model, why);
     if (why)
-        *why = dev->info.backend == MF_BACKEND_CUDA ? "this build has no device-code model"
-               : dev->info.backend == MF_BACKEND_HIP ? "the HIP layer has no device-code model: --verify host"
-                                                      : "a model:ARCH device runs on the host: --verify host";
+        *why = "the device does not verify on itself: --verify host";
     return 0;
 }
+
+int mf_device_verifies(const mf_device *dev) { return dev->ops->verify_tiles != NULL; }
 
 int mf_device_verify_tiles(mf_device *dev, const mf_verify_req *rq, mf_verify_res *res, char *err, size_t errlen)
 {
@@ -237,6 +250,19 @@ int mf_device_verify_tiles(mf_device *dev, const mf_verify_req *rq, mf_verify_re
         return MF_DEV_ERR_UNSUPPORTED;
     }
     return dev->ops->verify_tiles(dev, rq, res, err, errlen);
+}
+
+void mf_device_describe(const mf_device *dev, char *buf, size_t len)
+{
+    if (dev->ops->describe) {
+        dev->ops->describe(dev, buf, len);
+        return;
+    }
+    const char *vis = getenv("CUDA_VISIBLE_DEVICES");
+    if (!vis || !*vis)
+        vis = getenv("HIP_VISIBLE_DEVICES");
+    snprintf(buf, len, "%s %s index %d%s%s", dev->info.name, dev->info.arch, dev->info.index,
+             vis && *vis ? " visible-devices " : "", vis && *vis ? vis : "");
 }
 
 int mf_device_gpu_count(const mf_device *dev) { return dev->ops->gpu_count ? dev->ops->gpu_count(dev) : 1; }
@@ -261,45 +287,32 @@ const char *mf_device_target(const mf_instr *in, const char **why)
 
 int mf_device_variant_is_form(const char *variant)
 {
-    return mf_variant_changes_arithmetic(variant);
+    for (int i = 1; variant && i <= MF_INSTR_FORMS; i++)   /* the model's table of forms (mf_instr_with_form) */
+        if (!strcmp(variant, mf_instr_form_name_at(i)))
+            return 1;
+    return 0;
 }
 
 void mf_device_form_of(const mf_instr *in, mf_device_form *out)
 {
     static const char *const default_only[] = {"", NULL};
+    out->backend = NULL;
     out->form = NULL;
     out->why = NULL;
     out->variants = default_only;
-    if (mf_arch_is_amd(in->arch)) {
-        out->form = "mfma";
-        return;
+    for (int b = 0; b < NBACKENDS; b++)
+        if (backends[b].form_of(in, out))
+            return;
+    out->why = "no device backend";
+}
+
+int mf_backend_form_row(const mf_instr *in, const char *variant, mf_instr *out)
+{
+    mf_device_form f;
+    for (int b = 0; b < NBACKENDS; b++) {
+        f.variants = NULL;
+        if (backends[b].form_of(in, &f))
+            return backends[b].form_row && variant ? backends[b].form_row(in, variant, out) : -1;
     }
-    switch (mf_ptx_kind_of(in, &out->why)) {
-    case MF_PTX_MMA_SYNC:
-        out->form = "mma.sync";
-        break;
-    case MF_PTX_WGMMA:
-        out->form = "wgmma";
-        out->variants = mf_wgmma_variants;
-        break;
-    case MF_PTX_WGMMA_SP:
-        /* N, the A source, and selector 1 where legal (layout.h) */
-        out->form = "wgmma.sp";
-        out->variants = mf_wgmma_sp_variants(in);
-        break;
-    case MF_PTX_MMA_SP: {
-        /* the sparsity selector, one wrapper per legal value (layout.h) */
-        static const char *const sel4[] = {"", "sel1", "sel2", "sel3", NULL}, *const sel2[] = {"", "sel1", NULL};
-        out->form = "mma.sp.sync";
-        out->variants = mf_sp_sel_ok(in, 2) ? sel4 : sel2;
-        break;
-    }
-    case MF_PTX_TCGEN05:
-        out->form = "tcgen05.mma";   /* cta_group::1, the table's shape; built, not yet run on hardware */
-        break;
-    default:
-        if (!out->why || !*out->why)
-            out->why = "no CUDA wrapper";
-        break;
-    }
+    return -1;
 }

@@ -159,9 +159,20 @@ typedef struct mf_verify_res {
 int mf_device_can_verify(const mf_device *dev, const mf_instr *in, const char *variant, const mf_instr *model,
                          const char **why);
 
+/* @return 1 if dev verifies on the device itself at all (mf_device_verify_tiles:
+ * some rows, as mf_device_can_verify tells); 0 for a device that only runs
+ * tiles (HIP, model:ARCH). */
+int mf_device_verifies(const mf_device *dev);
+
 /* Run one verification request (above).  @return MF_DEV_OK with *res, or an
  * error code with a message (the device is reset and stays usable). */
 int mf_device_verify_tiles(mf_device *dev, const mf_verify_req *rq, mf_verify_res *res, char *err, size_t errlen);
+
+/* One line naming the device for statistics and summaries: "NVIDIA H100
+ * 80GB HBM3 sm_90a index 0" (with " visible-devices LIST" when
+ * CUDA_VISIBLE_DEVICES or HIP_VISIBLE_DEVICES is set), or
+ * "model:hopper (a model, no hardware)". */
+void mf_device_describe(const mf_device *dev, char *buf, size_t len);
 
 /* Number of GPUs behind dev (cuda:all or cuda:LIST open several), and the
  * identity of GPU g ("GPU-uuid"), for per-GPU statistics. */
@@ -194,6 +205,7 @@ const char *mf_device_target(const mf_instr *in, const char **why);
  * stays model-only, and the variants the wrapper has.  The harness asks
  * this here instead of reading a backend's own headers. */
 typedef struct mf_device_form {
+    const char *backend;          /* the backend whose wrappers run it: "cuda", "hip"; NULL: none */
     const char *form;             /* "mma.sync", "wgmma", "mfma"; NULL: no wrapper */
     const char *why;              /* form NULL: why the row stays model-only */
     const char *const *variants;  /* NULL-terminated; "" (the default) first */
@@ -202,6 +214,12 @@ void mf_device_form_of(const mf_instr *in, mf_device_form *out);
 
 /* Number of devices of a backend present (0 when not built or none). */
 int mf_device_count(mf_backend b);
+
+/* The backends with device wrappers, in order (cuda, hip): backend b's spec
+ * prefix ("cuda"), NULL past the last; and the backend of a prefix,
+ * MF_BACKEND_MODEL for "model", -1 for none. */
+const char *mf_backend_name(int b);
+int mf_backend_by_name(const char *name);
 
 #ifdef __cplusplus
 }

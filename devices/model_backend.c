@@ -4,10 +4,9 @@
  * cases are evaluated with ARCH's row.  Used for differential runs between
  * generations and to exercise the whole driver without a GPU.  The wgmma
  * operand-form variants ("neg_a", "no_c", "trans_a", ...) run as the model's
- * row for the form (mf_variant_model_row), the default tile shape.
+ * row for the form (mf_backend_form_row), the default tile shape.
  */
 #include "backend.h"
-#include "cuda/layout.h"
 
 #include <stdio.h>
 #include <string.h>
@@ -21,14 +20,11 @@ static const mf_instr *model_row(const mf_device *dev, const mf_instr *in)
 static void model_close(mf_device *dev) { (void)dev; }
 
 /* @return 1 if `variant` is an operand form of the row (the variants whose
- * tile shape is the row's). */
+ * tile shape is the row's), as the backend that wraps the row defines it. */
 static int model_form(const mf_instr *row, const char *variant)
 {
     mf_instr tmp;
-    for (int i = 0; mf_wgmma_form_variants[i]; i++)
-        if (!strcmp(variant, mf_wgmma_form_variants[i]))
-            return mf_variant_model_row(row, variant, &tmp) == 0;
-    return 0;
+    return mf_backend_form_row(row, variant, &tmp) == 0;
 }
 
 static int model_supports(const mf_device *dev, const mf_instr *in, const char *variant)
@@ -58,7 +54,7 @@ static int model_run_tiles(mf_device *dev, const mf_instr *in, const char *varia
     }
     mf_instr form;
     if (variant && *variant) {
-        if (!model_form(row, variant) || mf_variant_model_row(row, variant, &form)) {
+        if (mf_backend_form_row(row, variant, &form)) {
             snprintf(err, errlen, "%s: %s has no variant '%s'", in->name, dev->info.name, variant);
             return MF_DEV_ERR_UNSUPPORTED;
         }
@@ -70,8 +66,23 @@ static int model_run_tiles(mf_device *dev, const mf_instr *in, const char *varia
     return MF_DEV_OK;
 }
 
-static const mf_device_ops model_ops = {model_close, model_supports, model_tile_shape, model_run_tiles, NULL, NULL,
-                                       NULL,        NULL,           NULL,             NULL};
+static int model_can_verify(const mf_device *dev, const mf_instr *in, const char *variant, const mf_instr *model,
+                            const char **why)
+{
+    (void)dev, (void)in, (void)variant, (void)model;
+    if (why)
+        *why = "a model:ARCH device runs on the host: --verify host";
+    return 0;
+}
+
+static void model_describe(const mf_device *dev, char *buf, size_t len)
+{
+    snprintf(buf, len, "%s (a model, no hardware)", dev->info.name);
+}
+
+static const mf_device_ops model_ops = {model_close, model_supports,   model_tile_shape, model_run_tiles, NULL,
+                                       NULL,        model_can_verify, NULL,             NULL,            NULL,
+                                       model_describe};
 
 int mf_model_backend_open(const char *arch, mf_device *dev, char *err, size_t errlen)
 {

@@ -4,6 +4,7 @@
  * beyond string.h.
  */
 #include "mmafuzz_gen.h"
+#include "gen_parts.h"
 
 #include <string.h>
 
@@ -244,4 +245,140 @@ MF_HD void gen_mutate(const mf_instr *in, gen_rng *r, mf_case *cs, const mf_case
 {
     gen_mcase v = gen_mcase_of(cs);
     gen_mutate_in(in, r, &v, other);
+}
+
+/* ------------------------------------------------------------ mutated saved cases in a tile */
+
+/* Sparse rows: a saved case brings metadata that may not be this row's (a
+ * dense row's case has none: nibbles 0), and a mutator may move a value into
+ * a pruned position.  Groups with illegal metadata draw a legal nibble from
+ * r; every pruned position of a becomes +0. */
+MF_HD static void sparse_legalize(const mf_instr *in, gen_rng *r, mf_case *cs)
+{
+    for (int q = 0; q < in->n_meta; q++)
+        if (!mf_sparse_meta_ok(in, cs->meta[q]))
+            cs->meta[q] = (uint8_t)gen_sparse_nibble(in, r);
+    mf_sparse_canon(in, cs);
+}
+
+/* gen_put_case of a view (gen_mcase). */
+MF_HD static void put_mcase(const mf_instr *in, int m, int n, int k, void *A, void *B, void *C, void *SA, void *SB,
+                            size_t slot, int s, const gen_mcase *cs)
+{
+    size_t S = in->n_scales;
+    if (cs->whole)
+        gen_put_meta(in, m, SA, slot, s, cs->whole->meta);
+    row_out oa = ro_start(A, (slot * (size_t)m + (size_t)s) * (size_t)k, (size_t)k, mf_tile_elem_bytes(in->fa));
+    row_out ob = ro_start(B, (slot * (size_t)n + (size_t)s) * (size_t)k, (size_t)k, mf_tile_elem_bytes(in->fb));
+    for (int kk = 0; kk < k; kk++) {
+        ro_put(&oa, GEN_MC_A(cs, kk));
+        ro_put(&ob, GEN_MC_B(cs, kk));
+    }
+    abi_set(in->fc, C, (slot * (size_t)m + (size_t)s) * (size_t)n + (size_t)s, *cs->c);
+    for (size_t q = 0; SA && SB && q < S; q++) {
+        abi_set(in->fs, SA, (slot * (size_t)m + (size_t)s) * S + q, cs->whole->sa[q]);
+        abi_set(in->fs, SB, (slot * (size_t)n + (size_t)s) * S + q, cs->whole->sb[q]);
+    }
+}
+
+MF_HD void gen_put_case(const mf_instr *in, int m, int n, int k, void *A, void *B, void *C, void *SA, void *SB,
+                  size_t slot, int s, const mf_case *cs)
+{
+    gen_mcase v = gen_mcase_of((mf_case *)cs);   /* read only */
+    put_mcase(in, m, n, k, A, B, C, SA, SB, slot, s, &v);
+}
+
+/* The values of saved case *src that row `in` reads (c, a and b up to its K,
+ * its scales and metadata) into *dst, the rest of *dst left as it is: every
+ * mutator, gen_put_case and the sparse helpers read only these.  A whole
+ * mf_case is MF_KMAX values a side; in device code it was copied through
+ * local memory once per part, and mutate's tiles took four times as long
+ * to generate as the other generators' (H200, fp8 m16n8k32).  Eight values
+ * of a side are loaded before any is stored: copied one by one, each store
+ * waited on its load, so a part waited on 2K loads from the pool in turn
+ * (device code: the compiler cannot move a store to *dst past a later load
+ * from *src it may alias). */
+MF_HD static void saved_case_load(const mf_instr *in, gen_mcase *dst, const mf_case *src)
+{
+    *dst->c = src->c;
+    int kk = 0;
+    for (; kk + 8 <= in->k; kk += 8) {
+        uint64_t a[8], b[8];   /* constant bounds: unrolled, in registers */
+        for (int q = 0; q < 8; q++) {
+            a[q] = src->a[kk + q];
+            b[q] = src->b[kk + q];
+        }
+        for (int q = 0; q < 8; q++) {
+            GEN_MC_A(dst, kk + q) = a[q];
+            GEN_MC_B(dst, kk + q) = b[q];
+        }
+    }
+    for (; kk < in->k; kk++) {
+        GEN_MC_A(dst, kk) = src->a[kk];
+        GEN_MC_B(dst, kk) = src->b[kk];
+    }
+    for (int q = 0; q < in->n_scales; q++) {
+        dst->whole->sa[q] = src->sa[q];
+        dst->whole->sb[q] = src->sb[q];
+    }
+    for (int q = 0; in->sparse && q < in->n_meta; q++)
+        dst->whole->meta[q] = src->meta[q];
+}
+
+/* Mutated saved cases: case s (from its part's stream) is put on the
+ * diagonal (s, s) for s < min(M, N) by part s (A row s, B column s and
+ * C[s][s]; part M + s is then empty); beyond the diagonal, it gives A row s
+ * or B column s only.  The off-diagonal c are the c of saved cases. */
+MF_HD void gen_mutate_part(const gen_ctx *g, size_t slot, const gen_rng *tr, part_role role, int i0, int i1,
+                                 uint64_t *scratch, size_t stride)
+{
+    const mf_instr *in = g->in;
+    const int diag = g->m < g->n ? g->m : g->n;
+    for (int idx = i0; idx < i1; idx++) {
+        gen_rng rs = role_rng(g, tr, role, idx), *r = &rs;
+        if (role == ROLE_C) {
+            for (int j = 0; j < g->n; j++) {
+                uint64_t c = g->view[rng_below(r, (uint32_t)g->nview)]->cs.c;
+                if (j != idx || idx >= diag)
+                    abi_set(in->fc, g->C, IC(idx, j), c);
+            }
+            continue;
+        }
+        if (role == ROLE_B && idx < diag)
+            continue;   /* written with A row idx */
+        mf_case local;
+        gen_mcase cs;
+        if (scratch) {   /* the caller's room (a dense row without scales) */
+            cs.c = scratch;
+            cs.a = scratch + stride;
+            cs.b = scratch + (size_t)(1 + in->k) * stride;
+            cs.stride = stride;
+            cs.whole = NULL;
+        } else {
+            cs = gen_mcase_of(&local);
+        }
+        saved_case_load(in, &cs, &g->view[rng_below(r, (uint32_t)g->nview)]->cs);
+        const mf_case *other = &g->view[rng_below(r, (uint32_t)g->nview)]->cs;
+        gen_mutate_in(in, r, &cs, other);
+        if (in->sparse && role == ROLE_A)
+            sparse_legalize(in, r, cs.whole);
+        const int s = idx;
+        if (s < diag) {
+            put_mcase(in, g->m, g->n, g->k, g->A, g->B, g->C, g->SA, g->SB, slot, s, &cs);
+        } else if (role == ROLE_A) {
+            for (int kk = 0; kk < g->k; kk++)
+                abi_set(in->fa, g->A, IA(s, kk), GEN_MC_A(&cs, kk));
+            if (cs.whole)
+                gen_put_meta(in, g->m, g->SA, slot, s, cs.whole->meta);
+            for (int q = 0; g->SA && g->SB && q < in->n_scales; q++)
+                abi_set(in->fs, g->SA, (slot * (size_t)g->m + (size_t)s) * in->n_scales + (size_t)q,
+                        cs.whole->sa[q]);
+        } else {
+            for (int kk = 0; kk < g->k; kk++)
+                abi_set(in->fb, g->B, IB(s, kk), GEN_MC_B(&cs, kk));
+            for (int q = 0; g->SA && g->SB && q < in->n_scales; q++)
+                abi_set(in->fs, g->SB, (slot * (size_t)g->n + (size_t)s) * in->n_scales + (size_t)q,
+                        cs.whole->sb[q]);
+        }
+    }
 }

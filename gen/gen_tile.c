@@ -16,6 +16,7 @@
  */
 #include "mmafuzz_gen.h"
 #include "gen_int.h"
+#include "gen_parts.h"
 
 #include <limits.h>
 #include <string.h>
@@ -32,68 +33,6 @@ MF_HD void gen_mix_default(gen_mix *m)
 {
     for (int g = 0; g < GEN_COUNT; g++)
         m->w[g] = gen_table[g].weight;
-}
-
-/* Element of format f in the tile arrays (mmafuzz_model.h: the device ABI). */
-MF_HD static inline void abi_set(mf_format f, void *base, size_t idx, uint64_t v)
-{
-    mf_elem_set(mf_tile_elem_bytes(f), base, idx, v);
-}
-
-/* 8 bytes at p: one store where p is 8-byte aligned (device code stores a
- * memcpy of unknown alignment a byte at a time). */
-MF_HD static inline void store8(unsigned char *p, uint64_t x)
-{
-#if defined(__CUDA_ARCH__)
-    if (((uintptr_t)p & 7) == 0) {
-        *(uint64_t *)(void *)p = x;
-        return;
-    }
-#endif
-    memcpy(p, &x, 8);
-}
-
-/* Consecutive elements of one row of a tile array (a row of A, a column of
- * B, a row of C), gathered into 8-byte words and stored a word at a time
- * when the row starts on an 8-byte boundary and is a whole number of words
- * (the common shapes), else stored one element at a time: the same bytes
- * either way.  The caller puts exactly the n elements it started with. */
-typedef struct row_out {
-    unsigned char *p;   /* where the next word (element) goes */
-    uint64_t acc;       /* the elements gathered for the next word */
-    uint64_t emask;     /* an element's bits */
-    int es;             /* bytes per element */
-    int fill;           /* bytes gathered in acc */
-    int wide;           /* gathered into words */
-} row_out;
-
-MF_HD static inline row_out ro_start(void *base, size_t first, size_t n, size_t es)
-{
-    row_out o;
-    o.p = (unsigned char *)base + first * es;
-    o.acc = 0;
-    o.es = (int)es;
-    o.emask = es >= 8 ? ~UINT64_C(0) : (UINT64_C(1) << (8 * es)) - 1;
-    o.fill = 0;
-    o.wide = es < 8 && ((uintptr_t)o.p & 7) == 0 && ((n * es) & 7) == 0;
-    return o;
-}
-
-MF_HD static inline void ro_put(row_out *o, uint64_t v)
-{
-    if (!o->wide) {
-        mf_elem_set((size_t)o->es, o->p, 0, v);
-        o->p += o->es;
-        return;
-    }
-    o->acc |= (v & o->emask) << (8 * o->fill);   /* little-endian: element q at byte q * es */
-    o->fill += o->es;
-    if (o->fill == 8) {
-        store8(o->p, o->acc);
-        o->p += 8;
-        o->acc = 0;
-        o->fill = 0;
-    }
 }
 
 /* ------------------------------------------------------------ helpers */
@@ -191,12 +130,6 @@ MF_HD static uint64_t product_into(mf_format fc, const mf_instr *in, mf_value va
     return rv_from_sig(fc, (va.sign ^ vb.sign) ^ negate, (uint64_t)p, exp);
 }
 
-/* ABI index helpers for tile `slot`. */
-#define IA(i, kk) ((slot * (size_t)g->m + (size_t)(i)) * (size_t)g->k + (size_t)(kk))
-#define IB(j, kk) ((slot * (size_t)g->n + (size_t)(j)) * (size_t)g->k + (size_t)(kk))
-#define IC(i, j) ((slot * (size_t)g->m + (size_t)(i)) * (size_t)g->n + (size_t)(j))
-#define IS(r, s, rows) ((slot * (size_t)(rows) + (size_t)(r)) * (size_t)S + (size_t)(s))
-
 /* ------------------------------------------------------------ parts and plans
  *
  * A tile is generated in independent parts (mmafuzz_gen.h): phase 0 part
@@ -207,9 +140,6 @@ MF_HD static uint64_t product_into(mf_format fc, const mf_instr *in, mf_value va
  * modes, windows) is drawn from a copy of the tile stream, identically in
  * every part. */
 
-/* What a part writes. */
-typedef enum part_role { ROLE_A, ROLE_B, ROLE_C, ROLE_NONE } part_role;
-
 MF_HD static part_role part_role_of(const gen_ctx *g, int phase, int part, int *idx)
 {
     if (phase == 0 && part >= 0 && part < g->m + g->n) {
@@ -218,12 +148,6 @@ MF_HD static part_role part_role_of(const gen_ctx *g, int phase, int part, int *
     }
     *idx = part;
     return phase == 1 && part >= 0 && part < g->m ? ROLE_C : ROLE_NONE;
-}
-
-/* The stream of the part that writes row / column idx of `role`. */
-MF_HD static inline gen_rng role_rng(const gen_ctx *g, const gen_rng *tile_rng, part_role role, int idx)
-{
-    return gen_part_stream(g, tile_rng, role == ROLE_C, role == ROLE_B ? g->m + idx : idx);
 }
 
 #define PLAN_NONE GEN_PLAN_NONE
@@ -699,7 +623,7 @@ MF_HD static void part_zero(const gen_ctx *g, size_t slot, const tile_plan *p, c
     }
 }
 
-/* ------------------------------------------------------------ mutation of saved cases */
+/* ------------------------------------------------------------ sparse metadata */
 
 MF_HD unsigned gen_sparse_nibble(const mf_instr *in, gen_rng *r)
 {
@@ -708,15 +632,6 @@ MF_HD unsigned gen_sparse_nibble(const mf_instr *in, gen_rng *r)
         if (mf_sparse_meta_ok(in, v))
             legal[n++] = v;
     return n ? legal[rng_below(r, n)] : 0;
-}
-
-/* Write the metadata of row s of A of tile `slot` (sparse rows; SA may be NULL). */
-MF_HD static void put_meta(const mf_instr *in, int m, void *SA, size_t slot, int s, const uint8_t *meta)
-{
-    if (!in->sparse || !SA)
-        return;
-    for (int q = 0; q < in->n_meta; q++)
-        ((uint8_t *)SA)[(slot * (size_t)m + (size_t)s) * in->n_meta + (size_t)q] = meta[q];
 }
 
 /* Sparse rows: draw the metadata of rows i0 .. i1-1 of A, each from its
@@ -734,154 +649,21 @@ MF_HD static void sparse_rows(const gen_ctx *g, size_t slot, const gen_rng *tile
         for (int kk = 0; kk < g->k; kk++)
             if (!mf_sparse_is_kept(in, &cs, kk))
                 abi_set(in->fa, g->A, IA(idx, kk), 0);
-        put_meta(in, g->m, g->SA, slot, idx, cs.meta);
+        gen_put_meta(in, g->m, g->SA, slot, idx, cs.meta);
     }
 }
 
-/* Sparse rows: a saved case brings metadata that may not be this row's (a
- * dense row's case has none: nibbles 0), and a mutator may move a value into
- * a pruned position.  Groups with illegal metadata draw a legal nibble from
- * r; every pruned position of a becomes +0. */
-MF_HD static void sparse_legalize(const mf_instr *in, gen_rng *r, mf_case *cs)
-{
-    for (int q = 0; q < in->n_meta; q++)
-        if (!mf_sparse_meta_ok(in, cs->meta[q]))
-            cs->meta[q] = (uint8_t)gen_sparse_nibble(in, r);
-    mf_sparse_canon(in, cs);
-}
-
-/* gen_put_case of a view (gen_mcase). */
-MF_HD static void put_mcase(const mf_instr *in, int m, int n, int k, void *A, void *B, void *C, void *SA, void *SB,
-                            size_t slot, int s, const gen_mcase *cs)
-{
-    size_t S = in->n_scales;
-    if (cs->whole)
-        put_meta(in, m, SA, slot, s, cs->whole->meta);
-    row_out oa = ro_start(A, (slot * (size_t)m + (size_t)s) * (size_t)k, (size_t)k, mf_tile_elem_bytes(in->fa));
-    row_out ob = ro_start(B, (slot * (size_t)n + (size_t)s) * (size_t)k, (size_t)k, mf_tile_elem_bytes(in->fb));
-    for (int kk = 0; kk < k; kk++) {
-        ro_put(&oa, GEN_MC_A(cs, kk));
-        ro_put(&ob, GEN_MC_B(cs, kk));
-    }
-    abi_set(in->fc, C, (slot * (size_t)m + (size_t)s) * (size_t)n + (size_t)s, *cs->c);
-    for (size_t q = 0; SA && SB && q < S; q++) {
-        abi_set(in->fs, SA, (slot * (size_t)m + (size_t)s) * S + q, cs->whole->sa[q]);
-        abi_set(in->fs, SB, (slot * (size_t)n + (size_t)s) * S + q, cs->whole->sb[q]);
-    }
-}
-
-MF_HD void gen_put_case(const mf_instr *in, int m, int n, int k, void *A, void *B, void *C, void *SA, void *SB,
-                  size_t slot, int s, const mf_case *cs)
-{
-    gen_mcase v = gen_mcase_of((mf_case *)cs);   /* read only */
-    put_mcase(in, m, n, k, A, B, C, SA, SB, slot, s, &v);
-}
-
+/* Mutated saved cases: the parts are gen_mutate.c's (gen_mutate_part). */
 MF_HD static void plan_mutate(const gen_ctx *g, gen_rng *pr, uint64_t tile, tile_plan *p)
 {
     (void)g, (void)pr, (void)tile, (void)p;
-}
-
-/* The values of saved case *src that row `in` reads (c, a and b up to its K,
- * its scales and metadata) into *dst, the rest of *dst left as it is: every
- * mutator, gen_put_case and the sparse helpers read only these.  A whole
- * mf_case is MF_KMAX values a side; in device code it was copied through
- * local memory once per part, and mutate's tiles took four times as long
- * to generate as the other generators' (H200, fp8 m16n8k32).  Eight values
- * of a side are loaded before any is stored: copied one by one, each store
- * waited on its load, so a part waited on 2K loads from the pool in turn
- * (device code: the compiler cannot move a store to *dst past a later load
- * from *src it may alias). */
-MF_HD static void saved_case_load(const mf_instr *in, gen_mcase *dst, const mf_case *src)
-{
-    *dst->c = src->c;
-    int kk = 0;
-    for (; kk + 8 <= in->k; kk += 8) {
-        uint64_t a[8], b[8];   /* constant bounds: unrolled, in registers */
-        for (int q = 0; q < 8; q++) {
-            a[q] = src->a[kk + q];
-            b[q] = src->b[kk + q];
-        }
-        for (int q = 0; q < 8; q++) {
-            GEN_MC_A(dst, kk + q) = a[q];
-            GEN_MC_B(dst, kk + q) = b[q];
-        }
-    }
-    for (; kk < in->k; kk++) {
-        GEN_MC_A(dst, kk) = src->a[kk];
-        GEN_MC_B(dst, kk) = src->b[kk];
-    }
-    for (int q = 0; q < in->n_scales; q++) {
-        dst->whole->sa[q] = src->sa[q];
-        dst->whole->sb[q] = src->sb[q];
-    }
-    for (int q = 0; in->sparse && q < in->n_meta; q++)
-        dst->whole->meta[q] = src->meta[q];
-}
-
-/* Mutated saved cases: case s (from its part's stream) is put on the
- * diagonal (s, s) for s < min(M, N) by part s (A row s, B column s and
- * C[s][s]; part M + s is then empty); beyond the diagonal, it gives A row s
- * or B column s only.  The off-diagonal c are the c of saved cases. */
-MF_HD static void part_mutate_in(const gen_ctx *g, size_t slot, const gen_rng *tr, part_role role, int i0, int i1,
-                                 uint64_t *scratch, size_t stride)
-{
-    const mf_instr *in = g->in;
-    const int diag = g->m < g->n ? g->m : g->n;
-    for (int idx = i0; idx < i1; idx++) {
-        gen_rng rs = role_rng(g, tr, role, idx), *r = &rs;
-        if (role == ROLE_C) {
-            for (int j = 0; j < g->n; j++) {
-                uint64_t c = g->view[rng_below(r, (uint32_t)g->nview)]->cs.c;
-                if (j != idx || idx >= diag)
-                    abi_set(in->fc, g->C, IC(idx, j), c);
-            }
-            continue;
-        }
-        if (role == ROLE_B && idx < diag)
-            continue;   /* written with A row idx */
-        mf_case local;
-        gen_mcase cs;
-        if (scratch) {   /* the caller's room (a dense row without scales) */
-            cs.c = scratch;
-            cs.a = scratch + stride;
-            cs.b = scratch + (size_t)(1 + in->k) * stride;
-            cs.stride = stride;
-            cs.whole = NULL;
-        } else {
-            cs = gen_mcase_of(&local);
-        }
-        saved_case_load(in, &cs, &g->view[rng_below(r, (uint32_t)g->nview)]->cs);
-        const mf_case *other = &g->view[rng_below(r, (uint32_t)g->nview)]->cs;
-        gen_mutate_in(in, r, &cs, other);
-        if (in->sparse && role == ROLE_A)
-            sparse_legalize(in, r, cs.whole);
-        const int s = idx;
-        if (s < diag) {
-            put_mcase(in, g->m, g->n, g->k, g->A, g->B, g->C, g->SA, g->SB, slot, s, &cs);
-        } else if (role == ROLE_A) {
-            for (int kk = 0; kk < g->k; kk++)
-                abi_set(in->fa, g->A, IA(s, kk), GEN_MC_A(&cs, kk));
-            if (cs.whole)
-                put_meta(in, g->m, g->SA, slot, s, cs.whole->meta);
-            for (int q = 0; g->SA && g->SB && q < in->n_scales; q++)
-                abi_set(in->fs, g->SA, (slot * (size_t)g->m + (size_t)s) * in->n_scales + (size_t)q,
-                        cs.whole->sa[q]);
-        } else {
-            for (int kk = 0; kk < g->k; kk++)
-                abi_set(in->fb, g->B, IB(s, kk), GEN_MC_B(&cs, kk));
-            for (int q = 0; g->SA && g->SB && q < in->n_scales; q++)
-                abi_set(in->fs, g->SB, (slot * (size_t)g->n + (size_t)s) * in->n_scales + (size_t)q,
-                        cs.whole->sb[q]);
-        }
-    }
 }
 
 MF_HD static void part_mutate(const gen_ctx *g, size_t slot, const tile_plan *p, const gen_rng *tr,
                               part_role role, int i0, int i1, uint64_t tile)
 {
     (void)p, (void)tile;
-    part_mutate_in(g, slot, tr, role, i0, i1, NULL, 0);
+    gen_mutate_part(g, slot, tr, role, i0, i1, NULL, 0);
 }
 
 /* ------------------------------------------------------------ driving the parts */
@@ -992,7 +774,7 @@ MF_HD void gen_run_part_scratch(const gen_ctx *g, const gen_plan *p, gen_kind ki
     if (role == ROLE_NONE)
         return;
     if (kind == GEN_MUTATE && scratch && gen_mutate_scratch_values(g->in))
-        part_mutate_in(g, slot, tile_rng, role, idx, idx + 1, scratch, stride);
+        gen_mutate_part(g, slot, tile_rng, role, idx, idx + 1, scratch, stride);
     else
         run_parts(g, kind, p, tile_rng, tile, slot, role, idx, idx + 1);
 }

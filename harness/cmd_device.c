@@ -31,20 +31,17 @@ typedef struct gpu_list {
 
 static void gpus_open(gpu_list *g)
 {
-    static const struct {
-        mf_backend b;
-        const char *name;
-    } backends[] = {{MF_BACKEND_CUDA, "cuda"}, {MF_BACKEND_HIP, "hip"}};
     memset(g, 0, sizeof *g);
-    for (size_t q = 0; q < sizeof backends / sizeof backends[0]; q++) {
-        int count = mf_device_count(backends[q].b);
-        if (backends[q].b == MF_BACKEND_CUDA)
+    for (int b = 0; mf_backend_name(b); b++) {   /* the device layer's backends with GPUs */
+        const char *name = mf_backend_name(b);
+        int count = mf_device_count((mf_backend)b);
+        if (!strcmp(name, "cuda"))
             g->ncuda = count;
-        else
+        else if (!strcmp(name, "hip"))
             g->nhip = count;
         for (int d = 0; d < count && g->n < MAX_DEVS; d++, g->n++) {
-            snprintf(g->spec[g->n], sizeof g->spec[g->n], "%s:%d", backends[q].name, d);
-            g->backend[g->n] = backends[q].name;
+            snprintf(g->spec[g->n], sizeof g->spec[g->n], "%s:%d", name, d);
+            g->backend[g->n] = name;
             if (mf_device_open(g->spec[g->n], &g->dev[g->n], g->err[g->n], sizeof g->err[g->n]))
                 g->dev[g->n] = NULL;
         }
@@ -267,12 +264,11 @@ int cmd_devices(int argc, char **argv)
     int verbose = a.verbose > 0;
     cli_devices_free(&a);
     if (any) {
-        if (!strcmp(any, "cuda"))
-            return mf_device_count(MF_BACKEND_CUDA) > 0 ? 0 : 1;
-        if (!strcmp(any, "hip"))
-            return mf_device_count(MF_BACKEND_HIP) > 0 ? 0 : 1;
-        if (!strcmp(any, "model"))
+        int b = mf_backend_by_name(any);
+        if (b == MF_BACKEND_MODEL)
             return 0;  /* model:ARCH devices are always there */
+        if (b >= 0)
+            return mf_device_count((mf_backend)b) > 0 ? 0 : 1;
         fprintf(stderr, "mmafuzz devices: --any: expected cuda, hip or model, got '%s'\n", any);
         return 2;
     }

@@ -82,7 +82,7 @@ static void row_columns(const mf_instr *in, row_cols *rc)
     else if (!form.form)
         snprintf(rc->where, sizeof rc->where, "model-only: %s", form.why);
     else {
-        snprintf(rc->where, sizeof rc->where, "%s %s", mf_arch_is_amd(in->arch) ? "hip" : "cuda", target);
+        snprintf(rc->where, sizeof rc->where, "%s %s", form.backend, target);
         rc->on_device = 1;
     }
 }

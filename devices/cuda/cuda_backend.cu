@@ -515,7 +515,7 @@ void cuda_host_free(mf_device *dev, void *p)
 
 const mf_device_ops cuda_ops = {cuda_close,       cuda_supports,     cuda_tile_shape, cuda_run_tiles,
                                 cuda_host_alloc,  cuda_host_free,    cuda_can_verify, cuda_verify_tiles,
-                                cuda_gpu_count,   cuda_gpu_uuid};
+                                cuda_gpu_count,   cuda_gpu_uuid,     NULL /* describe: the default */};
 
 } /* namespace */
 

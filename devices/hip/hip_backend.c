@@ -238,8 +238,18 @@ static int hip_run_tiles(mf_device *dev, const mf_instr *in, const char *variant
     return MF_DEV_OK;
 }
 
-static const mf_device_ops hip_ops = {hip_close, hip_supports, hip_tile_shape, hip_run_tiles, NULL, NULL,
-                                     NULL,      NULL,         NULL,           NULL};
+static int hip_can_verify(const mf_device *dev, const mf_instr *in, const char *variant, const mf_instr *model,
+                          const char **why)
+{
+    (void)dev, (void)in, (void)variant, (void)model;
+    if (why)
+        *why = "the HIP layer has no device-code model: --verify host";
+    return 0;
+}
+
+static const mf_device_ops hip_ops = {hip_close, hip_supports,   hip_tile_shape, hip_run_tiles, NULL,
+                                     NULL,      hip_can_verify, NULL,           NULL,          NULL,
+                                     NULL};
 
 /* The GPU's UUID (hipDeviceGetUuid), or "" when the runtime does not tell.
  * ROCm fills the 16 bytes with the ASCII hex digits of the GPU's unique id,

@@ -7,7 +7,12 @@
  * runs batch b on the device, the workers compare batch b-1 with the model
  * and generate batch b+1.  Mismatches of b-1 are then handled on the main
  * thread (the device is used by that thread only).  Three batch buffers
- * rotate, so memory stays flat however long the run.
+ * rotate, so memory stays flat however long the run.  With --verify gpu a
+ * batch is one device call that generates, runs and checks its tiles on
+ * the device (run_gpu.c).  The parts: run_select.c (which instructions),
+ * run_loop.c (the loop and its host stage), run_gpu.c, run_batch.c (the
+ * batches and the workers' jobs), run_file.c (counting and filing);
+ * run_stage.h is what they share.
  */
 #ifndef MMAFUZZ_RUN_LOOP_H
 #define MMAFUZZ_RUN_LOOP_H

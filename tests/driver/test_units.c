@@ -434,6 +434,56 @@ static void test_gpu_uuid(void)
     mf_device_close(dev);
 }
 
+/* The device layer answers what the harness asks instead of it testing the
+ * backend: every table row's form comes from the backend of its vendor (the
+ * arch table's column: AMD rows hip's mfma, NVIDIA rows cuda's); a backend
+ * name names its backend; model:ARCH neither verifies on itself nor claims
+ * an operand form wgmma lacks.  The expected words: mf_device.h's comments
+ * (mf_device_describe, mf_device_form) and layout.h's list of wgmma's
+ * operand forms ("no_c" a form, "n256" a shape). */
+static void test_device_asks(void)
+{
+    int nvidia = 0, amd = 0;
+    for (size_t i = 0; i < mf_instr_count; i++) {
+        const mf_instr *in = &mf_instr_table[i];
+        mf_device_form f;
+        mf_device_form_of(in, &f);
+        const char *want = mf_arch_is_amd(in->arch) ? "hip" : "cuda";
+        CHECK(f.backend && !strcmp(f.backend, want), "%s: form of backend %s, expected %s", in->name,
+              f.backend ? f.backend : "(none)", want);
+        CHECK(f.form || (f.why && *f.why), "%s: no form and no reason", in->name);
+        CHECK(!mf_arch_is_amd(in->arch) || (f.form && !strcmp(f.form, "mfma")), "%s: AMD row's form %s", in->name,
+              f.form ? f.form : "(none)");
+        nvidia += !mf_arch_is_amd(in->arch);
+        amd += mf_arch_is_amd(in->arch) != 0;
+    }
+    CHECK(nvidia > 0 && amd > 0, "rows of both vendors (%d, %d)", nvidia, amd);
+    CHECK(mf_backend_by_name("cuda") == MF_BACKEND_CUDA && mf_backend_by_name("hip") == MF_BACKEND_HIP &&
+              mf_backend_by_name("model") == MF_BACKEND_MODEL && mf_backend_by_name("cudax") == -1,
+          "backend names");
+    CHECK(!strcmp(mf_backend_name(MF_BACKEND_CUDA), "cuda") && !strcmp(mf_backend_name(MF_BACKEND_HIP), "hip") &&
+              mf_backend_name(MF_BACKEND_MODEL) == NULL,
+          "the backends with wrappers: cuda, hip");
+    mf_device *dev;
+    char err[256];
+    CHECK(mf_device_open("model:hopper", &dev, err, sizeof err) == 0, "%s", err);
+    const mf_instr *wg = mf_instr_find("hopper/wgmma.m64n8k16.f32.f16.f16");
+    CHECK(wg != NULL, "hopper/wgmma.m64n8k16.f32.f16.f16 in the table");
+    if (dev && wg) {
+        char line[200];
+        mf_device_describe(dev, line, sizeof line);
+        CHECK(!strcmp(line, "model:hopper (a model, no hardware)"), "describe: %s", line);
+        const char *why = NULL;
+        CHECK(!mf_device_verifies(dev) && !mf_device_can_verify(dev, wg, NULL, wg, &why) && why && *why,
+              "model:hopper verifies on itself (%s)", why ? why : "no reason");
+        CHECK(mf_device_supports(dev, wg, "no_c") && !mf_device_supports(dev, wg, "n256"),
+              "model:hopper: no_c is an operand form of the row, n256 is not");
+        mf_instr row;
+        CHECK(mf_backend_form_row(wg, "no_c", &row) == 0 && row.no_c && !wg->no_c, "no_c's model row");
+    }
+    mf_device_close(dev);
+}
+
 /* A dense row's case enters the pool with metadata 0, whatever its field
  * held (mf_tile_get_case does not write it for dense rows), because sparse
  * rows of the same formats and K mutate it (pool_compatible) and draw from
@@ -609,6 +659,7 @@ int main(int argc, char **argv)
     test_vec_forms();
     test_pool_meta();
     test_gpu_uuid();
+    test_device_asks();
     test_specials();
     test_signature();
     test_reproducible();

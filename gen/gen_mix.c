@@ -20,6 +20,7 @@ void gen_names(char *buf, size_t len)
 int gen_mix_parse(const char *s, gen_mix *m, char *err, size_t errlen)
 {
     memset(m, 0, sizeof *m);
+    unsigned char seen[GEN_COUNT] = {0};
     const char *p = s;
     while (*p) {
         size_t len = strcspn(p, ",");
@@ -33,6 +34,11 @@ int gen_mix_parse(const char *s, gen_mix *m, char *err, size_t errlen)
             gen_names(names, sizeof names);
             snprintf(err, errlen, "--mix: unknown generator '%.*s' (expected one of: %s; each optionally :WEIGHT)",
                      (int)nlen, p, names);
+            return -1;
+        }
+        if (seen[g]++) {
+            snprintf(err, errlen, "--mix: generator '%s' named twice (give each once, with its weight)",
+                     gen_table[g].name);
             return -1;
         }
         unsigned long w = 1;

@@ -98,6 +98,9 @@ static void test_reproducible(void)
     char err[200];
     gen_mix m;
     CHECK(gen_mix_parse("uniform:2,bogus", &m, err, sizeof err) == -1 && strstr(err, "bogus"), "bad --mix item");
+    /* a generator named twice was taken with the last weight, silently */
+    CHECK(gen_mix_parse("uniform:2,uniform:3", &m, err, sizeof err) == -1 && strstr(err, "twice"),
+          "--mix naming a generator twice accepted");
     CHECK(gen_mix_parse("special:3,mutate", &m, err, sizeof err) == 0 && m.w[GEN_SPECIAL] == 3 && m.w[GEN_MUTATE] == 1,
           "--mix parse");
     for (int r = 0; r < 2; r++)

@@ -4,10 +4,8 @@
 # GPU tests skip without a GPU (set MMAFUZZ_REQUIRE_GPU=1 on GPU runners).
 set -euo pipefail
 cd "$(dirname "$0")/.."
-# every CUDA target when nvcc is here, GPU or not (the SASS checks, label
-# cuda), in two wrapper files a target: one per core of a CI runner (16 parts
-# cost about a fifth more CPU in headers, for parallelism two cores lack)
-MMAFUZZ_CMAKE_ARGS="-DMMAFUZZ_CUDA_TARGETS=all -DMMAFUZZ_CUDA_WRAPPER_PARTS=${MMAFUZZ_CUDA_WRAPPER_PARTS:-2} ${MMAFUZZ_CMAKE_ARGS:-}" scripts/setup.sh
+# every CUDA target when nvcc is here, GPU or not (the SASS checks, label cuda)
+MMAFUZZ_CMAKE_ARGS="-DMMAFUZZ_CUDA_TARGETS=all ${MMAFUZZ_CMAKE_ARGS:-}" scripts/setup.sh
 jobs=$(nproc)
 ctest --test-dir build --output-on-failure -j"$jobs"
 
